@@ -1,0 +1,2 @@
+// Filled in by this package's issue.
+export {};

@@ -1,0 +1,172 @@
+import type { VerificationCache } from './cache';
+import { EngineAuthError, EngineQuotaError, EngineRateLimitError, VerifyHubError } from './errors';
+import { normalizeEmail } from './normalize';
+import { sleep } from './retry';
+import type { Verifier } from './verifier';
+import { syntaxInvalidVerification, unknownVerification, type Verification } from './verification';
+
+export interface BatchCounters {
+  /** Addresses given, duplicates included. */
+  asked: number;
+  /** Inputs dropped because an earlier input had the same normalised address. */
+  deduped: number;
+  /** Rejected locally (empty, no @, too long): no engine call, no credit. */
+  rejected: number;
+  /** Served from the cache: no engine call, no credit. */
+  cached: number;
+  /** Answered by the engine (any risk, unknown included). */
+  verified: number;
+  /** Results whose risk is unknown (engine said so, or it stayed unreachable). */
+  unknown: number;
+  /** Billable results: what the batch cost. */
+  credits: number;
+  /** Times the batch waited for an engine rate-limit reset. */
+  rateLimitWaits: number;
+}
+
+export type StopReason = 'auth' | 'quota' | 'credit_cap' | 'aborted';
+
+export interface BatchReport {
+  /** One entry per input, in input order; undefined where the batch stopped before reaching it. */
+  results: (Verification | undefined)[];
+  counters: BatchCounters;
+  /** Set when the batch ended early; `pending` then lists the unique addresses not verified. */
+  stopped?: { reason: StopReason; message: string; error?: VerifyHubError; resumeAt?: number };
+  pending: string[];
+}
+
+export interface BatchVerifierOptions {
+  concurrency?: number;
+  cache?: VerificationCache;
+  /** Never spend more than this many credits; addresses beyond it stay pending. */
+  creditCap?: number;
+  /** Longest single wait for a rate-limit reset before giving up as `aborted`. */
+  maxRateLimitWaitMs?: number;
+  signal?: AbortSignal;
+  onResult?: (result: Verification, counters: Readonly<BatchCounters>) => void;
+}
+
+/**
+ * Verifies many addresses: dedupes by normalised address, serves fresh results from the cache, sends
+ * the rest to the `Verifier` with bounded concurrency, waits out engine rate limits (every worker
+ * pauses together until the reset), and stops cleanly on auth, quota or credit cap with all it has
+ * done so far. The credit cap is never exceeded: a new verification starts only while credits spent
+ * plus verifications in flight stay under the cap.
+ */
+export class BatchVerifier {
+  constructor(private readonly verifier: Verifier, private readonly options: BatchVerifierOptions = {}) {}
+
+  async verifyAll(emails: readonly string[], overrides: Partial<BatchVerifierOptions> = {}): Promise<BatchReport> {
+    const opts = { ...this.options, ...overrides };
+    const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 10));
+    const counters: BatchCounters = { asked: emails.length, deduped: 0, rejected: 0, cached: 0, verified: 0, unknown: 0, credits: 0, rateLimitWaits: 0 };
+    const byKey = new Map<string, Verification>();
+    const firstInputOf = new Map<string, string>(); // normalized -> the input spelling verified
+    const keyOfInput: (string | undefined)[] = [];
+    const results: (Verification | undefined)[] = new Array(emails.length);
+
+    emails.forEach((email, i) => {
+      const n = normalizeEmail(email);
+      if (!n.ok) {
+        results[i] = syntaxInvalidVerification(String(email ?? ''));
+        counters.rejected++;
+        return;
+      }
+      keyOfInput[i] = n.normalized;
+      if (firstInputOf.has(n.normalized)) counters.deduped++;
+      else firstInputOf.set(n.normalized, String(email));
+    });
+
+    let todo = [...firstInputOf.keys()];
+    if (opts.cache && todo.length > 0) {
+      const hits = await opts.cache.getMany(todo);
+      for (const [key, v] of hits) byKey.set(key, v);
+      counters.cached = hits.size;
+      todo = todo.filter((k) => !hits.has(k));
+    }
+
+    let stopped: BatchReport['stopped'];
+    let inFlight = 0;
+    let resumeAt = 0; // shared rate-limit gate
+    let next = 0;
+    const pendingAgain: string[] = [];
+
+    const takeNext = (): string | undefined => {
+      if (stopped) return undefined;
+      if (opts.creditCap !== undefined && counters.credits + inFlight >= opts.creditCap) return undefined;
+      return pendingAgain.pop() ?? (next < todo.length ? todo[next++] : undefined);
+    };
+
+    const stop = (reason: StopReason, message: string, error?: VerifyHubError, at?: number) => {
+      if (!stopped) stopped = { reason, message, error, resumeAt: at };
+    };
+
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        if (opts.signal?.aborted) return stop('aborted', 'the batch was cancelled');
+        const wait = resumeAt - Date.now();
+        if (wait > 0) {
+          try {
+            await sleep(wait, opts.signal);
+          } catch {
+            return stop('aborted', 'the batch was cancelled');
+          }
+          continue;
+        }
+        const key = takeNext();
+        if (key === undefined) return;
+        inFlight++;
+        try {
+          const v = await this.verifier.verify(firstInputOf.get(key)!, { signal: opts.signal });
+          byKey.set(key, v);
+          counters.verified++;
+          if (v.risk === 'unknown') counters.unknown++;
+          if (v.billable) counters.credits++;
+          await opts.cache?.setMany([v]);
+          opts.onResult?.(v, counters);
+        } catch (error) {
+          if (error instanceof EngineQuotaError) {
+            pendingAgain.push(key);
+            stop('quota', error.message, error, error.resetAt);
+          } else if (error instanceof EngineRateLimitError) {
+            pendingAgain.push(key);
+            const waitMs = error.waitMs();
+            if (opts.maxRateLimitWaitMs !== undefined && waitMs > opts.maxRateLimitWaitMs) {
+              stop('aborted', `engine rate limit resets in ${Math.ceil(waitMs / 1000)} s, beyond the allowed wait`, error, error.resetAt);
+            } else {
+              counters.rateLimitWaits++;
+              resumeAt = Math.max(resumeAt, error.resetAt);
+            }
+          } else if (error instanceof EngineAuthError) {
+            pendingAgain.push(key);
+            stop('auth', error.message, error);
+          } else if (opts.signal?.aborted) {
+            pendingAgain.push(key);
+            stop('aborted', 'the batch was cancelled');
+          } else {
+            // A verifier broke its contract; the address is kept as unknown rather than lost.
+            const v = unknownVerification(firstInputOf.get(key)!, key, 'verifier_error');
+            byKey.set(key, v);
+            counters.verified++;
+            counters.unknown++;
+            opts.onResult?.(v, counters);
+          }
+        } finally {
+          inFlight--;
+        }
+      }
+    };
+
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
+
+    if (!stopped && opts.creditCap !== undefined && byKey.size < firstInputOf.size) {
+      stop('credit_cap', `credit cap of ${opts.creditCap} reached`);
+    }
+    emails.forEach((_e, i) => {
+      const key = keyOfInput[i];
+      if (key !== undefined) results[i] = byKey.get(key);
+    });
+    const pending = [...firstInputOf.keys()].filter((k) => !byKey.has(k));
+    return { results, counters, stopped, pending };
+  }
+}

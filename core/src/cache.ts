@@ -1,0 +1,43 @@
+import type { Verification } from './verification';
+
+/** Where verified results are kept so an address is not paid for twice. Keyed on `normalized`. */
+export interface VerificationCache {
+  /** The fresh results among `keys`; stale and `unknown` entries are never returned. */
+  getMany(keys: string[]): Promise<Map<string, Verification>>;
+  setMany(results: Verification[]): Promise<void>;
+}
+
+export const DEFAULT_FRESHNESS_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a result may be served instead of a new verification. Unknown results are never final. */
+export function isFreshResult(v: Verification, freshnessDays: number, now = Date.now()): boolean {
+  if (v.risk === 'unknown') return false;
+  const checked = Date.parse(v.checkedAt);
+  return Number.isFinite(checked) && now - checked < freshnessDays * DAY_MS;
+}
+
+/** The in-process cache (the Redis one lives in sync-jobs). */
+export class InMemoryVerificationCache implements VerificationCache {
+  private readonly entries = new Map<string, Verification>();
+  constructor(private readonly options: { freshnessDays?: number; now?: () => number } = {}) {}
+
+  async getMany(keys: string[]): Promise<Map<string, Verification>> {
+    const now = this.options.now?.() ?? Date.now();
+    const days = this.options.freshnessDays ?? DEFAULT_FRESHNESS_DAYS;
+    const found = new Map<string, Verification>();
+    for (const key of keys) {
+      const v = this.entries.get(key);
+      if (v && isFreshResult(v, days, now)) found.set(key, v);
+    }
+    return found;
+  }
+
+  async setMany(results: Verification[]): Promise<void> {
+    for (const v of results) if (v.risk !== 'unknown') this.entries.set(v.normalized, v);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

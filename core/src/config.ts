@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL (${protocols.join(' or ')})`);
+
+const port = z.coerce.number().int().min(0).max(65535);
+const secret = z.string().min(1);
+
+/**
+ * Every configuration name the hub reads (DESIGN.md §8). A package that needs a new name adds it here,
+ * so there is one list to validate, document and keep secrets out of messages.
+ */
+export const ConfigSchema = z.strictObject({
+  ENGINE_URL: url(['http:', 'https:']).optional(),
+  ENGINE_API_KEY: secret.optional(),
+  ENGINE_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(500).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  HUBSPOT_ACCESS_TOKEN: secret.optional(),
+  HUBSPOT_CLIENT_ID: z.string().min(1).optional(),
+  HUBSPOT_CLIENT_SECRET: secret.optional(),
+  HUBSPOT_API_BASE: url(['http:', 'https:']).default('https://api.hubapi.com'),
+  MAILCHIMP_API_KEY: secret.optional(),
+  MAILCHIMP_CLIENT_ID: z.string().min(1).optional(),
+  MAILCHIMP_CLIENT_SECRET: secret.optional(),
+  MAILCHIMP_API_BASE: url(['http:', 'https:']).optional(),
+  HUB_ADMIN_TOKEN: secret.optional(),
+  HUB_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  PORT: port.default(8080),
+  ENGINE_PORT: port.default(8081),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+export const SECRET_NAMES = new Set([
+  'ENGINE_API_KEY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'MAILCHIMP_API_KEY', 'MAILCHIMP_CLIENT_SECRET', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY',
+]);
+
+/** Environment variables with these prefixes are ours: an unknown one is a typo worth stopping for. */
+const OWN_PREFIXES = ['ENGINE_', 'HUB_', 'HUBSPOT_', 'MAILCHIMP_', 'VERIFY_HUB_'];
+
+/**
+ * Reads configuration from the environment, with an optional JSON config file underneath (the
+ * environment wins). Unknown or malformed values throw `ConfigError` naming the variable, never the
+ * value of a secret.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { file?: string; ignoreUnknown?: string[] } = {}): Config {
+  const known = new Set(Object.keys(ConfigSchema.shape));
+  const ignored = new Set(options.ignoreUnknown ?? []);
+  let fromFile: Record<string, unknown> = {};
+  if (options.file) {
+    try {
+      fromFile = JSON.parse(readFileSync(options.file, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new ConfigError(options.file, `cannot read config file (${(e as Error).message})`);
+    }
+    if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new ConfigError(options.file, 'must hold a JSON object');
+    for (const key of Object.keys(fromFile)) if (!known.has(key)) throw new ConfigError(key, `unknown config key in ${options.file}`);
+  }
+  const fromEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined || value === '') continue;
+    if (known.has(key)) fromEnv[key] = value;
+    else if (OWN_PREFIXES.some((p) => key.startsWith(p)) && !ignored.has(key)) {
+      throw new ConfigError(key, `unknown configuration variable (known: ${[...known].join(', ')})`);
+    }
+  }
+  const parsed = ConfigSchema.safeParse({ ...fromFile, ...fromEnv });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'config');
+    // zod messages describe the rule, not the received value, so secrets stay out.
+    throw new ConfigError(name, issue.message);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,118 @@
+import type { Verification } from './verification';
+
+/** The contract every platform connector implements (DESIGN.md §4). */
+
+/** What to pull: `all`, `list:<id>`, `segment:<list>:<segment>`, `changed-since:<ISO time>`, ... */
+export interface Scope {
+  kind: string;
+  /** Everything after the first colon, for the connector to read. */
+  value?: string;
+}
+
+export function parseScope(text: string): Scope {
+  const trimmed = text.trim();
+  const colon = trimmed.indexOf(':');
+  if (colon < 0) return { kind: trimmed };
+  return { kind: trimmed.slice(0, colon), value: trimmed.slice(colon + 1) };
+}
+
+export function formatScope(scope: Scope): string {
+  return scope.value === undefined ? scope.kind : `${scope.kind}:${scope.value}`;
+}
+
+export interface Contact {
+  /** The platform's id: HubSpot contact id, Mailchimp subscriber hash, file row number. */
+  id: string;
+  email: string;
+  /** The values the hub wrote last time, as the platform has them now (properties, merge fields). */
+  current?: Record<string, unknown>;
+  /** Tags the member has now (Mailchimp). */
+  tags?: string[];
+  /** Platform status (for example Mailchimp's subscribed/unsubscribed/cleaned). */
+  status?: string;
+}
+
+export interface Page {
+  contacts: Contact[];
+  /** The cursor of the next page; absent on the last page. */
+  next?: string;
+  /** Records seen but not returned, by reason (for example `no_email`, `unsubscribed`, `cleaned`). */
+  skipped?: Record<string, number>;
+}
+
+export interface ContactResult {
+  contact: Contact;
+  verification: Verification;
+}
+
+/** Opt-in actions per risk; only `invalid` may unsubscribe or archive. Never delete, never resubscribe. */
+export type RiskAction = 'none' | 'unsubscribe' | 'archive';
+
+export interface WriteOptions {
+  /** Report what would change; change nothing. */
+  dryRun?: boolean;
+  actions?: { invalid?: RiskAction };
+}
+
+export interface WriteFailure {
+  contactId: string;
+  email: string;
+  reason: string;
+  /** Whether another attempt may succeed (rate limit, server error), as opposed to bad data. */
+  retryable: boolean;
+}
+
+export interface PlannedAction {
+  contactId: string;
+  email: string;
+  action: RiskAction;
+  applied: boolean;
+}
+
+export interface WriteReport {
+  written: number;
+  /** Contacts whose stored values already matched: no call made for them. */
+  unchanged: number;
+  failed: WriteFailure[];
+  actions?: PlannedAction[];
+}
+
+export interface SchemaReport {
+  created: string[];
+  existing: string[];
+  /** Anything the user must fix (a property of another type under our name, a limit reached). */
+  problems: string[];
+}
+
+export interface Connector {
+  readonly platform: 'hubspot' | 'mailchimp' | 'file' | (string & {});
+  /** Create fields, groups, merge fields; idempotent; preflights the platform's limits. */
+  ensureSchema(): Promise<SchemaReport>;
+  pull(scope: Scope, cursor?: string): Promise<Page>;
+  /** Batched; reports every record that failed and why. */
+  write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport>;
+}
+
+/** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */
+export interface ContactEvent {
+  platform: string;
+  kind: 'created' | 'email_changed' | 'unsubscribed' | 'cleaned' | 'profile_updated' | (string & {});
+  /** Account the event belongs to: HubSpot portal id, Mailchimp list id. */
+  accountId: string;
+  contactId: string;
+  email?: string;
+  /** Epoch milliseconds. */
+  occurredAt: number;
+  /** Same key for the same underlying change, so repeated deliveries are dropped. */
+  dedupeKey: string;
+}
+
+/**
+ * A limiter a connector calls through for every platform request. The sync pipeline injects one
+ * shared by all workers (Redis-backed); standalone use gets `noLimit`.
+ */
+export interface CallLimiter {
+  schedule<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export const noLimit: CallLimiter = { schedule: (fn) => fn() };

@@ -1,0 +1,169 @@
+import { EngineResponseSchema, toVerification } from './engine-response';
+import {
+  ConfigError,
+  EngineAuthError,
+  EngineQuotaError,
+  EngineRateLimitError,
+  EngineResponseError,
+  EngineUnavailableError,
+  VerifyHubError,
+} from './errors';
+import { normalizeEmail } from './normalize';
+import { isQuota429, readRateLimitHeaders } from './rate-limit';
+import { backoffDelay, shouldRetry, sleep } from './retry';
+import type { Verifier, VerifyOptions } from './verifier';
+import { syntaxInvalidVerification, unknownVerification, type Verification } from './verification';
+
+export interface EngineClientOptions {
+  /** For example `https://engine.example.com` or `http://127.0.0.1:8081`; `/api/v1/verify` is appended. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per-attempt timeout. */
+  timeoutMs?: number;
+  /** Extra attempts after the first for 5xx, network errors and timeouts. */
+  retries?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  userAgent?: string;
+  /** Injectable for tests and proxies. */
+  fetch?: typeof fetch;
+  random?: () => number;
+}
+
+const DEFAULTS = { timeoutMs: 15_000, retries: 3, backoffBaseMs: 250, backoffMaxMs: 8_000 };
+
+/**
+ * The one HTTP client of the engine API (DESIGN.md §1). The key travels only in the `X-API-Key`
+ * header; it never appears in a URL, log line or error message.
+ */
+export class EngineClient implements Verifier {
+  private readonly url: URL;
+  private readonly opts: Required<Pick<EngineClientOptions, 'timeoutMs' | 'retries' | 'backoffBaseMs' | 'backoffMaxMs'>>;
+
+  constructor(private readonly options: EngineClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new ConfigError('ENGINE_URL', 'not a valid URL');
+    }
+    if (base.username || base.password) throw new ConfigError('ENGINE_URL', 'must not carry credentials; put the key in ENGINE_API_KEY');
+    this.url = new URL(base.pathname.replace(/\/+$/, '') + '/api/v1/verify', base);
+    this.opts = {
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      retries: options.retries ?? DEFAULTS.retries,
+      backoffBaseMs: options.backoffBaseMs ?? DEFAULTS.backoffBaseMs,
+      backoffMaxMs: options.backoffMaxMs ?? DEFAULTS.backoffMaxMs,
+    };
+  }
+
+  /** The engine's base URL, without credentials (safe to show). */
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  async verify(email: string, { signal }: VerifyOptions = {}): Promise<Verification> {
+    const pre = normalizeEmail(email);
+    if (!pre.ok) return syntaxInvalidVerification(email);
+
+    // The only retry loop of the engine layer.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce(email, pre.normalized, signal);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        // An answer that is not a result (malformed body, unexpected status) is not worth retrying, and
+        // still must not lose the address: it becomes an unknown, re-checked later.
+        if (error instanceof EngineResponseError) return unknownVerification(email, pre.normalized, 'engine_bad_response');
+        if (!shouldRetry(error)) throw error;
+        if (attempt >= this.opts.retries) {
+          return unknownVerification(email, pre.normalized, error instanceof EngineUnavailableError && error.status ? 'engine_error' : 'engine_unreachable');
+        }
+        await sleep(backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.options.random }), signal);
+      }
+    }
+  }
+
+  private async requestOnce(email: string, normalized: string, signal?: AbortSignal): Promise<Verification> {
+    const url = new URL(this.url);
+    url.searchParams.set('email', normalized);
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const doFetch = this.options.fetch ?? fetch;
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        method: 'GET',
+        headers: {
+          'X-API-Key': this.options.apiKey,
+          Accept: 'application/json',
+          'User-Agent': this.options.userAgent ?? 'verify-hub',
+        },
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (cause) {
+      const timedOut = timeout.aborted && !signal?.aborted;
+      throw new EngineUnavailableError(timedOut ? `engine did not answer within ${this.opts.timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
+    }
+    const text = await response.text().catch(() => '');
+    if (response.status === 200) {
+      const parsed = EngineResponseSchema.safeParse(safeJson(text));
+      if (!parsed.success) {
+        throw new EngineResponseError(`engine answer is not a verification result: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`.trim(), {
+          status: 200,
+          requestId: requestIdOf(response),
+        });
+      }
+      return toVerification(parsed.data, email, normalized);
+    }
+    throw engineErrorFromResponse(response.status, (name) => response.headers.get(name), safeJson(text));
+  }
+}
+
+/** The one place where an engine answer other than 200 becomes a typed error. */
+export function engineErrorFromResponse(
+  status: number,
+  header: (name: string) => string | null | undefined,
+  body: unknown,
+  now = Date.now(),
+): VerifyHubError {
+  const requestId = header('x-request-id') ?? undefined;
+  const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; code?: unknown; message?: unknown };
+  const code = typeof b.code === 'string' ? b.code : undefined;
+  const text = typeof b.error === 'string' ? b.error : typeof b.message === 'string' ? b.message : undefined;
+  if (status === 401 || status === 403) {
+    return new EngineAuthError(`engine rejected the API key (${code ?? status})${text ? `: ${text}` : ''}`, { status, requestId });
+  }
+  if (status === 429) {
+    const info = readRateLimitHeaders(header, now);
+    const when = new Date(info.resetAt).toISOString();
+    if (isQuota429(code, info.resetAt, now)) {
+      return new EngineQuotaError(`engine quota exhausted until ${when}: buy a credit pack or upgrade the plan`, info, { status, requestId });
+    }
+    return new EngineRateLimitError(`engine rate limit reached; resets at ${when}`, info, { status, requestId });
+  }
+  if (status >= 500 || status === 408) {
+    return new EngineUnavailableError(`engine answered ${status}${text ? `: ${text}` : ''}`, { status, requestId });
+  }
+  return new EngineResponseError(`engine answered ${status}${code ? ` ${code}` : ''}${text ? `: ${text}` : ''}`, { status, requestId });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function requestIdOf(response: Response): string | undefined {
+  return response.headers.get('x-request-id') ?? undefined;
+}
+
+/** Keeps the error's kind and message but never the request (whose headers hold the key). */
+function describeCause(cause: unknown): Error {
+  if (cause instanceof Error) {
+    const inner = (cause as Error & { cause?: { code?: string } }).cause;
+    return new Error(`${cause.name}: ${cause.message}${inner?.code ? ` (${inner.code})` : ''}`);
+  }
+  return new Error(String(cause));
+}

@@ -1,0 +1,25 @@
+/**
+ * Runs every workspace's tests from source, no build needed: workspace imports are mapped to their
+ * src/ through the root tsconfig's `paths`, the one list of packages.
+ */
+const ts = require('typescript');
+const { pathsToModuleNameMapper } = require('ts-jest');
+
+const { config } = ts.readConfigFile(require.resolve('./tsconfig.json'), ts.sys.readFile);
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>'],
+  testMatch: ['**/?(*.)test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  transform: {
+    // Type checking is `npm run typecheck`'s job; jest only transpiles, which keeps it fast.
+    '^.+\\.tsx?$': ['ts-jest', { isolatedModules: true, tsconfig: { module: 'commonjs', target: 'es2022', esModuleInterop: true, resolveJsonModule: true } }],
+  },
+  moduleNameMapper: pathsToModuleNameMapper(config.compilerOptions.paths, { prefix: '<rootDir>/' }),
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 30000,
+};
