@@ -91,6 +91,8 @@ export interface Connector {
   pull(scope: Scope, cursor?: string): Promise<Page>;
   /** Batched; reports every record that failed and why. */
   write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport>;
+  /** Reads single contacts by platform id (webhook events that carry no email); missing ids are left out. */
+  pullByIds?(ids: string[]): Promise<Contact[]>;
 }
 
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */

@@ -12,3 +12,4 @@ export * from './writeback';
 export * from './connector';
 export * from './config';
 export * from './logger';
+export * from './connection';

@@ -1,2 +1,1 @@
-// Filled in by this package's issue.
-export {};
+export * from './contracts';

@@ -1,2 +1,0 @@
-// Filled in by this package's issue.
-export {};

@@ -1,0 +1,92 @@
+import type { ContactEvent, RiskAction, Verification } from '@verify-hub/core';
+
+/**
+ * The public contract of the sync pipeline, used by the CLI and the hub service (webhooks-in).
+ * Implemented in this package on BullMQ + Redis; the shapes here are what the admin API returns.
+ */
+
+export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+export interface RunCounters {
+  /** Contacts read from the source. */
+  pulled: number;
+  /** Records the source skipped (no email, unsubscribed, cleaned, unparseable row). */
+  skipped: number;
+  /** Served from the result cache: no engine call. */
+  cached: number;
+  /** Verified by the engine now. */
+  verified: number;
+  unknown: number;
+  /** Contacts whose values were written back. */
+  written: number;
+  /** Contacts whose stored values already matched: no write. */
+  unchanged: number;
+  failed: number;
+  credits: number;
+}
+
+export interface RunOptions {
+  dryRun?: boolean;
+  /** Stop before spending more than this many credits. */
+  maxCredits?: number;
+  /** Cached results younger than this are reused (default 30). */
+  freshnessDays?: number;
+  actions?: { invalid?: RiskAction };
+}
+
+export interface StartRunRequest {
+  /** `hubspot`, `mailchimp`, `file`, ... */
+  platform: string;
+  /** The stored connection to use (absent for `file`). */
+  connectionId?: string;
+  /** `all`, `list:<id>`, `changed-since:<ISO>`, `audience:<id>`, `file:<path>`, ... */
+  scope: string;
+  options?: RunOptions;
+}
+
+export interface RunRecord {
+  id: string;
+  platform: string;
+  connectionId?: string;
+  scope: string;
+  options: RunOptions;
+  status: RunStatus;
+  /** Why a run is paused or failed, in words a user can act on (never a secret). */
+  statusReason?: string;
+  /** For a paused run: when it may resume by itself (quota reset, daily limit), epoch ms. */
+  resumeAt?: number;
+  cursor?: string;
+  counters: RunCounters;
+  /** Credits the run is expected to cost (addresses not in the cache), when estimated. */
+  estimatedCredits?: number;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+/** One line of a run's per-record report. */
+export interface ReportRow {
+  contactId: string;
+  email: string;
+  risk?: Verification['risk'];
+  score?: number;
+  reason?: string;
+  /** `written`, `unchanged`, `failed`, `dry_run`, `skipped` */
+  outcome: string;
+  error?: string;
+}
+
+export interface RunService {
+  start(request: StartRunRequest): Promise<RunRecord>;
+  get(id: string): Promise<RunRecord | undefined>;
+  list(filter?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
+  cancel(id: string): Promise<RunRecord>;
+  resume(id: string): Promise<RunRecord>;
+  /** Starts a new run that re-verifies the unknown results of run `id`. */
+  recheckUnknowns(id: string): Promise<RunRecord>;
+  report(id: string): AsyncIterable<ReportRow>;
+  /** A parsed platform webhook event becomes a coalesced single-contact job; duplicates are dropped. */
+  enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }>;
+  /** Called once when a run reaches completed, failed or cancelled. Returns an unsubscribe function. */
+  onRunFinished(listener: (run: RunRecord) => void): () => void;
+}
