@@ -30,6 +30,8 @@ export interface Contact {
   tags?: string[];
   /** Platform status (for example Mailchimp's subscribed/unsubscribed/cleaned). */
   status?: string;
+  /** Source data the connector needs back at write time (a file row's original cells). JSON-serialisable. */
+  payload?: unknown;
 }
 
 export interface Page {
@@ -107,6 +109,19 @@ export interface ContactEvent {
   occurredAt: number;
   /** Same key for the same underlying change, so repeated deliveries are dropped. */
   dedupeKey: string;
+}
+
+/**
+ * A webhook delivery as received, for the pure `parse(request, secret)` of `connectors/<platform>/webhook.ts`.
+ * The receiver keeps the raw body bytes (signatures are computed over them).
+ */
+export interface RawWebhookRequest {
+  method: string;
+  /** The full URL the platform called, scheme and host included (HubSpot v2/v3 signatures cover it). */
+  url: string;
+  /** Header names lower-cased. */
+  headers: Record<string, string | undefined>;
+  body: Buffer;
 }
 
 /**

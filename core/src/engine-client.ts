@@ -30,6 +30,9 @@ export interface EngineClientOptions {
   random?: () => number;
 }
 
+/** The service's hosted engine: the default base URL of the Zapier app, the n8n credential and the MCP server. */
+export const HOSTED_ENGINE_URL = 'https://api.verify-hub.com';
+
 const DEFAULTS = { timeoutMs: 15_000, retries: 3, backoffBaseMs: 250, backoffMaxMs: 8_000 };
 
 /**

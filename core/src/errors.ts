@@ -87,3 +87,11 @@ export class EngineResponseError extends VerifyHubError {
 export class CreditCapReachedError extends VerifyHubError {
   override readonly code: string = 'CREDIT_CAP_REACHED';
 }
+
+/** A webhook delivery refused: bad or missing signature (401), stale or replayed (401), malformed (400), too large (413). */
+export class WebhookRejectedError extends VerifyHubError {
+  override readonly code: string = 'WEBHOOK_REJECTED';
+  constructor(message: string, status: 400 | 401 | 413) {
+    super(message, { status });
+  }
+}
