@@ -1,0 +1,87 @@
+import { Writable } from 'node:stream';
+import { ConfigError, createLocalLimiter, createLogger, InputError, loadConfig, SecretBox } from '@verify-hub/core';
+
+describe('loadConfig', () => {
+  it('applies defaults', () => {
+    expect(loadConfig({})).toMatchObject({ REDIS_URL: 'redis://127.0.0.1:6379', PORT: 8080, ENGINE_PORT: 8081, LOG_LEVEL: 'info', HUBSPOT_API_BASE: 'https://api.hubapi.com' });
+  });
+  it('reads and coerces values', () => {
+    expect(loadConfig({ ENGINE_URL: 'http://127.0.0.1:9999', PORT: '9000', PATH: '/usr/bin' })).toMatchObject({ ENGINE_URL: 'http://127.0.0.1:9999', PORT: 9000 });
+  });
+  it('stops on an unknown variable of ours, naming it', () => {
+    expect(() => loadConfig({ ENGINE_APIKEY: 'x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ENGINE_APIKEY: 'x' })).toThrow(/^ENGINE_APIKEY: unknown configuration variable/);
+  });
+  it('names a malformed variable and never echoes a secret', () => {
+    let err: unknown;
+    try {
+      loadConfig({ HUB_SECRET_KEY: 'short-secret-value' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/^HUB_SECRET_KEY: /);
+    expect((err as Error).message).not.toContain('short-secret-value');
+    expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/^REDIS_URL: must be a URL/);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT: /);
+  });
+});
+
+describe('SecretBox', () => {
+  const key = 'k'.repeat(40);
+  it('seals and opens; the sealed form does not contain the secret', () => {
+    const box = new SecretBox(key);
+    const sealed = box.seal('pat-na1-secret-token');
+    expect(sealed).not.toContain('pat-na1-secret-token');
+    expect(sealed).not.toBe(box.seal('pat-na1-secret-token'));
+    expect(box.open(sealed)).toBe('pat-na1-secret-token');
+  });
+  it('refuses a tampered value or a wrong key', () => {
+    const sealed = new SecretBox(key).seal('token');
+    const parts = sealed.split('.');
+    parts[3] = Buffer.from('tampered').toString('base64url');
+    expect(() => new SecretBox(key).open(parts.join('.'))).toThrow(InputError);
+    expect(() => new SecretBox('z'.repeat(40)).open(sealed)).toThrow(/wrong key or tampered/);
+  });
+  it('needs a long enough key', () => {
+    expect(() => new SecretBox('short')).toThrow(/^HUB_SECRET_KEY/);
+  });
+});
+
+describe('createLocalLimiter', () => {
+  it('never runs more than maxConcurrent at once', async () => {
+    const limiter = createLocalLimiter({ maxConcurrent: 3 });
+    let running = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        limiter.schedule(async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await new Promise((r) => setTimeout(r, 5));
+          running--;
+        }),
+      ),
+    );
+    expect(peak).toBe(3);
+  });
+  it('never starts more than count calls in any window', async () => {
+    const limiter = createLocalLimiter({ perInterval: { count: 5, intervalMs: 200 } });
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 12 }, () => limiter.schedule(async () => void starts.push(Date.now()))));
+    starts.sort((a, b) => a - b);
+    for (let i = 5; i < starts.length; i++) expect(starts[i]! - starts[i - 5]!).toBeGreaterThanOrEqual(195);
+  });
+});
+
+describe('createLogger', () => {
+  it('redacts keys, tokens and secrets', () => {
+    const lines: string[] = [];
+    const destination = new Writable({ write(chunk, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+    const log = createLogger({ level: 'info', destination });
+    log.info({ apiKey: 'k-123', connection: { accessToken: 'tok-456', secret: 's-789' }, headers: { 'x-api-key': 'k-000' } }, 'hello');
+    const out = lines.join('');
+    for (const secret of ['k-123', 'tok-456', 's-789', 'k-000']) expect(out).not.toContain(secret);
+    expect(out).toContain('[redacted]');
+  });
+});

@@ -1,0 +1,163 @@
+import {
+  EngineAuthError,
+  EngineClient,
+  EngineQuotaError,
+  EngineRateLimitError,
+  type EngineClientOptions,
+  ConfigError,
+} from '@verify-hub/core';
+import { FakeEngine, type ResetForm } from '../fakes/engine';
+
+const KEY = 'sk_live_fake_engine_key_never_logged';
+
+describe('EngineClient against the fake engine', () => {
+  const engine = new FakeEngine({ apiKey: KEY });
+  let url: string;
+  const client = (opts: Partial<EngineClientOptions> = {}) =>
+    new EngineClient({ baseUrl: url, apiKey: KEY, timeoutMs: 500, retries: 2, backoffBaseMs: 5, backoffMaxMs: 20, ...opts });
+
+  beforeAll(async () => {
+    url = await engine.start();
+  });
+  afterAll(() => engine.stop());
+  beforeEach(() => {
+    engine.requests.length = 0;
+  });
+
+  it('200, field set B: maps to the canonical result', async () => {
+    engine.script('b@example.com', { kind: 'result', risk: 'risky', score: 61, reason: 'catch_all', fieldSet: 'B' });
+    const v = await client().verify(' b@EXAMPLE.com ');
+    expect(v).toMatchObject({ email: ' b@EXAMPLE.com ', normalized: 'b@example.com', risk: 'risky', score: 61, reason: 'catch_all', billable: true });
+    expect(engine.callsFor('b@example.com')).toBe(1);
+  });
+
+  it('200, field set A only: maps by the documented rules', async () => {
+    engine.script('a@example.com', { kind: 'result', risk: 'invalid', reason: 'mailbox_not_found', fieldSet: 'A' });
+    const v = await client().verify('a@example.com');
+    expect(v).toMatchObject({ risk: 'invalid', reason: 'mailbox_not_found', billable: true });
+  });
+
+  it('200, both field sets', async () => {
+    engine.script('ab@example.com', { kind: 'result', risk: 'safe', score: 99, fieldSet: 'AB' });
+    const v = await client().verify('ab@example.com');
+    expect(v).toMatchObject({ risk: 'safe', score: 99, checks: { smtp: true, mx: true } });
+  });
+
+  it('sends the key only in the X-API-Key header', async () => {
+    await client().verify('header@example.com');
+    expect(engine.requests).toHaveLength(1);
+    expect(engine.requests[0]!.keyMatched).toBe(true);
+    expect(engine.requests[0]!.url).not.toContain(KEY);
+    expect(engine.requests[0]!.url).toBe('/api/v1/verify?email=header%40example.com');
+  });
+
+  it('401: EngineAuthError, never retried, no key in the message', async () => {
+    const err = await client({ apiKey: 'wrong-key' }).verify('x@example.com').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineAuthError);
+    expect((err as EngineAuthError).status).toBe(401);
+    expect((err as Error).message).not.toContain('wrong-key');
+    expect(engine.requests).toHaveLength(1);
+  });
+
+  it.each<ResetForm>(['epoch-seconds', 'epoch-ms', 'seconds-from-now'])('429 rate with reset as %s: EngineRateLimitError with the reset time', async (form) => {
+    engine.script('rl@example.com', { kind: 'rate-limited', resetInMs: 20_000, form });
+    const before = Date.now();
+    const err = await client().verify('rl@example.com').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineRateLimitError);
+    expect(err).not.toBeInstanceOf(EngineQuotaError);
+    const resetAt = (err as EngineRateLimitError).resetAt;
+    // Second-granular forms round up to the next second.
+    expect(resetAt).toBeGreaterThanOrEqual(before + 19_000);
+    expect(resetAt).toBeLessThanOrEqual(Date.now() + 21_000);
+    expect(engine.requests).toHaveLength(1);
+  });
+
+  it('429 with X-RateLimit-Limit/Remaining: both are kept', async () => {
+    engine.script('hdr@example.com', { kind: 'status', status: 429, body: { error: 'slow down', code: 'RATE_LIMITED' }, headers: { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '3' } });
+    const err = (await client().verify('hdr@example.com').catch((e: unknown) => e)) as EngineRateLimitError;
+    expect(err).toBeInstanceOf(EngineRateLimitError);
+    expect([err.limit, err.remaining]).toEqual([60, 0]);
+    expect(err.waitMs()).toBeGreaterThan(1_000);
+    expect(err.waitMs()).toBeLessThanOrEqual(3_000);
+  });
+
+  it('429 quota by body code: EngineQuotaError naming the remedy', async () => {
+    engine.script('q@example.com', { kind: 'quota', resetInMs: 60_000 });
+    const err = await client().verify('q@example.com').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineQuotaError);
+    expect((err as Error).message).toMatch(/credit pack|upgrade/);
+  });
+
+  it('429 without a code but a reset days away: quota', async () => {
+    engine.script('q2@example.com', { kind: 'quota', code: null, resetInMs: 3 * 24 * 3600 * 1000, form: 'epoch-ms' });
+    await expect(client().verify('q2@example.com')).rejects.toBeInstanceOf(EngineQuotaError);
+  });
+
+  it('429 without a code and a short reset: rate', async () => {
+    engine.script('r2@example.com', { kind: 'rate-limited', code: null, resetInMs: 2_000 });
+    const err = await client().verify('r2@example.com').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineRateLimitError);
+    expect(err).not.toBeInstanceOf(EngineQuotaError);
+  });
+
+  it('5xx then success: retried with backoff', async () => {
+    engine.script('flaky@example.com', { kind: 'status', status: 503 }, { kind: 'status', status: 500 }, { kind: 'result', risk: 'safe' });
+    const v = await client().verify('flaky@example.com');
+    expect(v.risk).toBe('safe');
+    expect(engine.callsFor('flaky@example.com')).toBe(3);
+  });
+
+  it('5xx that persists: unknown, not billable, after 1 + retries attempts', async () => {
+    engine.script('down@example.com', { kind: 'status', status: 502 });
+    const v = await client({ retries: 3 }).verify('down@example.com');
+    expect(v).toMatchObject({ risk: 'unknown', billable: false, reason: 'engine_error', normalized: 'down@example.com' });
+    expect(engine.callsFor('down@example.com')).toBe(4);
+  });
+
+  it('timeout that persists: unknown, not billable', async () => {
+    engine.script('hang@example.com', { kind: 'hang' });
+    const started = Date.now();
+    const v = await client({ timeoutMs: 100, retries: 1 }).verify('hang@example.com');
+    expect(v).toMatchObject({ risk: 'unknown', billable: false, reason: 'engine_unreachable' });
+    expect(engine.callsFor('hang@example.com')).toBe(2);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('dropped connection then success', async () => {
+    engine.script('drop@example.com', { kind: 'drop' }, { kind: 'result', risk: 'invalid' });
+    const v = await client().verify('drop@example.com');
+    expect(v.risk).toBe('invalid');
+    expect(engine.callsFor('drop@example.com')).toBe(2);
+  });
+
+  it('engine not listening at all: unknown after retries', async () => {
+    const v = await client({ baseUrl: 'http://127.0.0.1:1', retries: 1 }).verify('nobody@example.com');
+    expect(v).toMatchObject({ risk: 'unknown', reason: 'engine_unreachable', billable: false });
+  });
+
+  it('a 200 that is not a result: unknown, not retried, not billed', async () => {
+    engine.script('garbage@example.com', { kind: 'status', status: 200, body: { hello: 'world' } });
+    const v = await client().verify('garbage@example.com');
+    expect(v).toMatchObject({ risk: 'unknown', reason: 'engine_bad_response', billable: false });
+    expect(engine.callsFor('garbage@example.com')).toBe(1);
+  });
+
+  it('an address that can never be valid: invalid/syntax with no engine call', async () => {
+    for (const bad of ['', '   ', 'no-at-sign', 'x@']) {
+      expect(await client().verify(bad)).toMatchObject({ risk: 'invalid', reason: 'syntax', billable: false });
+    }
+    expect(engine.requests).toHaveLength(0);
+  });
+
+  it('rejects a base URL with credentials, naming the variable and not the secret', () => {
+    let err: unknown;
+    try {
+      new EngineClient({ baseUrl: 'https://user:hunter2@engine.example', apiKey: KEY });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain('ENGINE_URL');
+    expect((err as Error).message).not.toContain('hunter2');
+  });
+});
