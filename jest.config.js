@@ -16,7 +16,7 @@ module.exports = {
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   transform: {
     // Type checking is `npm run typecheck`'s job; jest only transpiles, which keeps it fast.
-    '^.+\\.tsx?$': ['ts-jest', { isolatedModules: true, tsconfig: { module: 'commonjs', target: 'es2022', esModuleInterop: true, resolveJsonModule: true } }],
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true, resolveJsonModule: true } }],
   },
   moduleNameMapper: pathsToModuleNameMapper(config.compilerOptions.paths, { prefix: '<rootDir>/' }),
   globalSetup: '<rootDir>/test/setup/global-setup.ts',

@@ -4,7 +4,7 @@ import { RiskSchema, SpamTrapRiskSchema, type Checks, type Risk, type SpamTrapRi
 /**
  * The engine's 200 answer comes with field set B (canonical: score, risk, reason, checks), field set A
  * (older flat booleans: valid, deliverable, smtp_valid, ...), or both. Both are validated here and
- * normalised by the rules in `toVerification`, documented in docs/engine-fields.md.
+ * normalised by the rules in `toVerification`, documented in core/README.md.
  */
 const nullableBool = z.boolean().nullable().optional();
 
