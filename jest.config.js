@@ -21,5 +21,6 @@ module.exports = {
   moduleNameMapper: pathsToModuleNameMapper(config.compilerOptions.paths, { prefix: '<rootDir>/' }),
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
 };
