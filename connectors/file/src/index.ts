@@ -1,2 +1,8 @@
-// Filled in by this package's issue.
-export {};
+export { FileConnector, FILE_SCOPE } from './file-connector';
+export type { FileInspection, FileProblem, FileSummary } from './file-connector';
+export { fileConnectorFactory } from './factory';
+export { DEFAULT_MAX_ROWS, DEFAULT_PAGE_SIZE, REMOVABLE_RISKS, resolveOptions } from './options';
+export type { FileConnectorOptions, RemovableRisk } from './options';
+export { RESULT_COLUMNS, resultCells } from './result-columns';
+export { detectDelimiter } from './delimiter';
+export type { CellValue } from './cells';

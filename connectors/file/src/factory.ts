@@ -1,0 +1,9 @@
+import type { ConnectorFactory } from '@verify-hub/core';
+import { FileConnector } from './file-connector';
+import type { FileConnectorOptions } from './options';
+
+/**
+ * Builds a file connector from a connection whose `settings` hold `FileConnectorOptions` (runs the
+ * hub service starts with platform `file`). Options are validated; a bad one names its field.
+ */
+export const fileConnectorFactory: ConnectorFactory = (connection) => new FileConnector((connection.settings ?? {}) as unknown as FileConnectorOptions);

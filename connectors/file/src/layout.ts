@@ -1,0 +1,115 @@
+import { InputError } from '@verify-hub/core';
+import { cellText, looksLikeEmail, type CellValue, type SourceItem } from './cells';
+import { readCsv, readHead } from './csv-source';
+import { detectDelimiter } from './delimiter';
+import type { FileFormat, ResolvedOptions } from './options';
+import { readXlsx } from './xlsx-source';
+
+/** How a file is laid out, found once by `inspect()` and shared by every later read. */
+export interface FileLayout {
+  format: FileFormat;
+  /** Delimited files only. */
+  delimiter?: string;
+  /** The input began with a UTF-8 byte-order mark (kept on the outputs, so Excel reads them as UTF-8). */
+  bom: boolean;
+  /** False when the first row already holds an address: every row is data, column names are made up. */
+  hasHeader: boolean;
+  /** The header row as it is in the file (empty when there is none). */
+  header: CellValue[];
+  /** A name per column: the header text, or `column_N` where it is blank or missing. */
+  columns: string[];
+  /** 0-based index of the email column. */
+  emailIndex: number;
+  /** The first worksheet's name (.xlsx). */
+  sheetName?: string;
+}
+
+/** Header names taken as the email column, compared lower-case without spaces, dashes or underscores. */
+const EMAIL_HEADERS = ['email', 'emailaddress', 'mail', 'mailaddress', 'emailaddr', 'emailid', 'courriel', 'correo', 'correoelectronico'];
+const SAMPLE_ROWS = 100;
+
+const headerKey = (cell: CellValue | undefined) => cellText(cell).trim().toLowerCase().replace(/[\s_\-.]/g, '');
+
+/** The file's items in order; `onSheetName` learns the worksheet of an .xlsx file. */
+export function openSource(options: ResolvedOptions, delimiter: string | undefined, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
+  return options.format === 'xlsx' ? readXlsx(options.input, onSheetName) : readCsv(options.input, delimiter ?? ',');
+}
+
+function byHeaderName(header: CellValue[]): number {
+  const keys = header.map(headerKey);
+  const exact = keys.findIndex((k) => EMAIL_HEADERS.includes(k));
+  if (exact >= 0) return exact;
+  return keys.findIndex((k) => k.includes('email'));
+}
+
+/** The column whose non-empty values look most like addresses (at least half of them), or -1. */
+function bySample(rows: CellValue[][], width: number): number {
+  let best = { index: -1, share: 0.5 };
+  for (let i = 0; i < width; i++) {
+    const values = rows.map((r) => r[i]).filter((v) => cellText(v).trim() !== '');
+    if (values.length === 0) continue;
+    const share = values.filter(looksLikeEmail).length / values.length;
+    if (share >= best.share && share > 0 && (best.index < 0 || share > best.share)) best = { index: i, share };
+  }
+  return best.index;
+}
+
+function columnList(names: string[]): string {
+  return names.map((n, i) => `${i + 1}:${n}`).join(', ');
+}
+
+/** Finds the delimiter, header and email column from the first rows; `width` is the widest row of the file. */
+export async function detectLayout(options: ResolvedOptions, firstRecords: CellValue[][], head: { delimiter?: string; bom: boolean; sheetName?: string }, width: number): Promise<FileLayout> {
+  const first = firstRecords[0];
+  if (!first) throw new InputError('input', `${options.input} has no rows`);
+  const headerNames = (hasHeader: boolean, emailIndex: number) =>
+    Array.from({ length: width }, (_, i) => {
+      const text = hasHeader ? cellText(first[i]).trim() : '';
+      return text || (!hasHeader && i === emailIndex ? 'email' : `column_${i + 1}`);
+    });
+
+  let emailIndex: number;
+  let hasHeader: boolean;
+  if (options.column !== undefined) {
+    const wanted = options.column.trim().toLowerCase();
+    const named = first.findIndex((cell) => cellText(cell).trim().toLowerCase() === wanted);
+    if (named >= 0) {
+      emailIndex = named;
+      hasHeader = true;
+    } else if (/^\d+$/.test(wanted) && Number(wanted) >= 1 && Number(wanted) <= width) {
+      emailIndex = Number(wanted) - 1;
+      hasHeader = !looksLikeEmail(first[emailIndex]);
+    } else {
+      throw new InputError('column', `no column "${options.column}" in ${options.input}: give a header name or a number from 1 to ${width} (columns: ${columnList(headerNames(true, -1))})`);
+    }
+  } else if (first.some(looksLikeEmail)) {
+    hasHeader = false;
+    emailIndex = bySample(firstRecords, width);
+  } else {
+    hasHeader = true;
+    emailIndex = byHeaderName(first);
+    if (emailIndex < 0) emailIndex = bySample(firstRecords.slice(1), width);
+    if (emailIndex < 0) {
+      throw new InputError('column', `no email column found in ${options.input}: name it with --column (a header name or a 1-based number; columns: ${columnList(headerNames(true, -1))})`);
+    }
+  }
+  return {
+    format: options.format,
+    delimiter: head.delimiter,
+    bom: head.bom,
+    hasHeader,
+    header: hasHeader ? first : [],
+    columns: headerNames(hasHeader, emailIndex),
+    emailIndex,
+    sheetName: head.sheetName,
+  };
+}
+
+/** What a first look at the file finds: delimiter and BOM (delimited files), the worksheet (.xlsx). */
+export async function sniff(options: ResolvedOptions): Promise<{ delimiter?: string; bom: boolean }> {
+  if (options.format === 'xlsx') return { bom: false };
+  const head = await readHead(options.input);
+  return { delimiter: options.forcedDelimiter ?? detectDelimiter(head.text), bom: head.bom };
+}
+
+export { SAMPLE_ROWS };

@@ -1,0 +1,104 @@
+import { basename, dirname, extname, join } from 'node:path';
+import { z } from 'zod';
+import { InputError } from '@verify-hub/core';
+
+export const REMOVABLE_RISKS = ['invalid', 'risky', 'unknown'] as const;
+export type RemovableRisk = (typeof REMOVABLE_RISKS)[number];
+
+export const DEFAULT_MAX_ROWS = 50_000;
+export const DEFAULT_PAGE_SIZE = 1_000;
+
+export interface FileConnectorOptions {
+  /** The file to clean: .csv, .tsv, .txt (delimited text) or .xlsx. */
+  input: string;
+  /** Cleaned file; default `<dir>/<name>.cleaned.<ext>` (same format as the input). */
+  output?: string;
+  /** Removed rows; default `<dir>/<name>.removed.<ext>`. */
+  removedOutput?: string;
+  /** JSON summary; default `<dir>/<name>.summary.json`. */
+  summaryOutput?: string;
+  /** The email column: header name (case-insensitive) or 1-based index; detected when absent. */
+  column?: string;
+  /** Risks whose rows go to the removed file instead of the cleaned one; default `['invalid']`. */
+  remove?: RemovableRisk[];
+  /** Default 50,000: a larger file is refused. */
+  maxRows?: number;
+  /** Rows per `pull()`; default 1,000. */
+  pageSize?: number;
+  /** Write nothing (the same as passing `dryRun` to every `write()`). */
+  dryRun?: boolean;
+}
+
+export type FileFormat = 'csv' | 'xlsx';
+
+export interface ResolvedOptions {
+  input: string;
+  format: FileFormat;
+  /** Tab for .tsv; otherwise detected from the content. */
+  forcedDelimiter?: string;
+  output: string;
+  removedOutput: string;
+  summaryOutput: string;
+  column?: string;
+  remove: ReadonlySet<RemovableRisk>;
+  maxRows: number;
+  pageSize: number;
+  dryRun: boolean;
+}
+
+const FORMATS: Record<string, { format: FileFormat; delimiter?: string }> = {
+  '.csv': { format: 'csv' },
+  '.txt': { format: 'csv' },
+  '.tsv': { format: 'csv', delimiter: '\t' },
+  '.xlsx': { format: 'xlsx' },
+};
+
+const OptionsSchema = z.object({
+  input: z.string().trim().min(1, 'is required'),
+  output: z.string().trim().min(1).optional(),
+  removedOutput: z.string().trim().min(1).optional(),
+  summaryOutput: z.string().trim().min(1).optional(),
+  column: z.union([z.string().trim().min(1), z.number().int().positive().transform(String)]).optional(),
+  remove: z.array(z.enum(REMOVABLE_RISKS)).optional(),
+  maxRows: z.number().int().positive().optional(),
+  pageSize: z.number().int().positive().max(100_000).optional(),
+  dryRun: z.boolean().optional(),
+});
+
+/** Validates options (they may come from a stored connection's settings) and fills in the defaults. */
+export function resolveOptions(raw: unknown): ResolvedOptions {
+  const parsed = OptionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(issue.path.join('.') || 'options', issue.message);
+  }
+  const options = parsed.data;
+  const ext = extname(options.input).toLowerCase();
+  const kind = FORMATS[ext];
+  if (!kind) {
+    throw new InputError('input', `unsupported file type "${ext || '(none)'}": use .csv, .tsv, .txt or .xlsx (save .xls files as .xlsx)`);
+  }
+  const stem = join(dirname(options.input), basename(options.input, extname(options.input)));
+  const resolved: ResolvedOptions = {
+    input: options.input,
+    format: kind.format,
+    forcedDelimiter: kind.delimiter,
+    output: options.output ?? `${stem}.cleaned${ext}`,
+    removedOutput: options.removedOutput ?? `${stem}.removed${ext}`,
+    summaryOutput: options.summaryOutput ?? `${stem}.summary.json`,
+    column: options.column,
+    remove: new Set(options.remove ?? ['invalid']),
+    maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    dryRun: options.dryRun ?? false,
+  };
+  for (const field of ['output', 'removedOutput'] as const) {
+    const target = extname(resolved[field]).toLowerCase();
+    if (FORMATS[target]?.format !== resolved.format) {
+      throw new InputError(field, `must have the input's format (${resolved.format === 'xlsx' ? '.xlsx' : '.csv, .tsv or .txt'})`);
+    }
+  }
+  const paths = [resolved.input, resolved.output, resolved.removedOutput, resolved.summaryOutput];
+  if (new Set(paths).size !== paths.length) throw new InputError('output', 'the input, cleaned, removed and summary files must be four different paths');
+  return resolved;
+}

@@ -1,0 +1,179 @@
+import { normalizeEmail, VerificationSchema, RISKS, type ContactResult, type Risk, type Verification, type WriteFailure, type WriteReport } from '@verify-hub/core';
+import type { CellValue } from './cells';
+import { DataRows } from './data-rows';
+import type { FileLayout } from './layout';
+import type { ResolvedOptions } from './options';
+import { OutputColumns } from './output-columns';
+import { csvSink, nullSink, xlsxSink, type RowSink } from './sinks';
+
+export interface OutputTotals {
+  rows: number;
+  counts: Record<Risk, number>;
+  removed: number;
+  skipped: Record<string, number>;
+  credits: number;
+  duplicateRows: number;
+}
+
+const sameAddress = (rowEmail: string, v: Verification) => {
+  const n = normalizeEmail(rowEmail);
+  return (n.ok && n.normalized === v.normalized) || rowEmail === v.email.trim() || rowEmail === v.normalized;
+};
+
+/**
+ * Writes the cleaned and removed files in input order, whatever order results arrive in. It reads
+ * the input a second time, in step with the results: a row with an address waits until its result
+ * arrives (results that come early wait in `pending`), rows without an address are written at once
+ * with empty result columns. Rows never come from `pull()`, so any instance can write a run.
+ */
+export class OrderedOutput {
+  private readonly rows: DataRows;
+  private readonly pending = new Map<number, Verification>();
+  private readonly columns: OutputColumns;
+  private sinks?: { cleaned: RowSink; removed: RowSink };
+  private queue: Promise<unknown> = Promise.resolve();
+  private lastWritten = 0;
+  private readonly billed = new Set<string>();
+  private readonly seen = new Set<string>();
+  readonly totals: OutputTotals = {
+    rows: 0,
+    counts: Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>,
+    removed: 0,
+    skipped: { no_email: 0, unparseable: 0 },
+    credits: 0,
+    duplicateRows: 0,
+  };
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly layout: FileLayout,
+    readonly dryRun: boolean,
+    private readonly onProblem: (line: number, message: string) => void,
+  ) {
+    this.rows = new DataRows(options, layout);
+    this.columns = new OutputColumns(layout);
+  }
+
+  /** Takes a batch of results; rows are written as soon as every row before them is. */
+  accept(results: ContactResult[]): Promise<WriteReport> {
+    const report: WriteReport = { written: 0, unchanged: 0, failed: [] };
+    for (const result of results) {
+      const failure = this.take(result);
+      if (failure === 'again') report.unchanged++;
+      else if (failure) report.failed.push(failure);
+      else report.written++;
+    }
+    return this.serialized(async () => {
+      await this.advance(false);
+      return report;
+    });
+  }
+
+  /** Writes every remaining row (rows whose result never came get empty result columns) and closes the files. */
+  finish(): Promise<OutputTotals> {
+    return this.serialized(async () => {
+      try {
+        await this.advance(true);
+        const left = this.pending.size;
+        if (left > 0) this.totals.skipped.unknown_row = left;
+        await this.open();
+        await this.sinks!.cleaned.close();
+        await this.sinks!.removed.close();
+        return this.totals;
+      } catch (error) {
+        await this.abort();
+        throw error;
+      }
+    });
+  }
+
+  async abort(): Promise<void> {
+    await this.rows.close();
+    await this.sinks?.cleaned.abort();
+    await this.sinks?.removed.abort();
+  }
+
+  private take({ contact, verification }: ContactResult): WriteFailure | 'again' | undefined {
+    const fail = (reason: string): WriteFailure => ({ contactId: String(contact?.id), email: String(contact?.email ?? ''), reason, retryable: false });
+    const id = String(contact?.id ?? '');
+    const row = /^[1-9]\d*$/.test(id) ? Number(id) : NaN;
+    if (!Number.isSafeInteger(row) || row > this.options.maxRows) return fail(`id "${id}" is not a data row number of ${this.options.input}`);
+    const parsed = VerificationSchema.safeParse(verification);
+    if (!parsed.success) return fail(`result for row ${row} is not a verification (${parsed.error.issues[0]?.path.join('.') || 'result'}: ${parsed.error.issues[0]?.message})`);
+    // A re-delivered result (a retried chunk) is not an error: the row is written once.
+    if (row <= this.lastWritten || this.pending.has(row)) return 'again';
+    this.pending.set(row, parsed.data);
+    return undefined;
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async open(): Promise<void> {
+    if (this.sinks) return;
+    const make = (path: string): RowSink => {
+      if (this.dryRun) return nullSink;
+      return this.layout.format === 'xlsx' ? xlsxSink(path, this.layout.sheetName ?? 'Sheet1') : csvSink(path, this.layout.delimiter ?? ',', this.layout.bom);
+    };
+    this.sinks = { cleaned: make(this.options.output), removed: make(this.options.removedOutput) };
+    await this.sinks.cleaned.write(this.columns.header);
+    await this.sinks.removed.write(this.columns.header);
+  }
+
+  /** Writes rows in order while the next one is ready; with `toEnd`, writes every row left. */
+  private async advance(toEnd: boolean): Promise<void> {
+    await this.open();
+    for (;;) {
+      const item = await this.rows.peek();
+      if (!item) return;
+      if (item.kind === 'problem') {
+        this.totals.skipped.unparseable = (this.totals.skipped.unparseable ?? 0) + 1;
+        this.onProblem(item.line, item.message);
+        await this.rows.next();
+        continue;
+      }
+      const verification = this.pending.get(item.row);
+      if (item.email !== '' && !verification && !toEnd) return;
+      await this.rows.next();
+      this.pending.delete(item.row);
+      await this.writeRow(item.row, item.line, item.cells, item.email, verification);
+    }
+  }
+
+  private async writeRow(row: number, line: number, cells: CellValue[], email: string, given: Verification | undefined): Promise<void> {
+    const { totals } = this;
+    totals.rows++;
+    this.lastWritten = row;
+    let verification = given;
+    if (email === '') {
+      totals.skipped.no_email = (totals.skipped.no_email ?? 0) + 1;
+      verification = undefined;
+    } else if (!verification) {
+      totals.skipped.no_result = (totals.skipped.no_result ?? 0) + 1;
+    } else if (!sameAddress(email, verification)) {
+      this.onProblem(line, `row ${row}: the result is for ${verification.email}, not for the row's address; left without a result`);
+      totals.skipped.no_result = (totals.skipped.no_result ?? 0) + 1;
+      verification = undefined;
+    }
+    if (email !== '') {
+      const key = normalizeEmail(email);
+      const address = key.ok ? key.normalized : email;
+      if (this.seen.has(address)) totals.duplicateRows++;
+      else this.seen.add(address);
+    }
+    if (verification) {
+      totals.counts[verification.risk]++;
+      if (verification.billable && !this.billed.has(verification.normalized)) {
+        this.billed.add(verification.normalized);
+        totals.credits++;
+      }
+    }
+    const out = this.columns.row(cells, verification);
+    const removed = verification !== undefined && (this.options.remove as ReadonlySet<string>).has(verification.risk);
+    if (removed) totals.removed++;
+    await (removed ? this.sinks!.removed : this.sinks!.cleaned).write(out);
+  }
+}

@@ -1,0 +1,60 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
+import type { CellValue } from './cells';
+
+/** A streamed output file. Rows go to `<path>.partial`, renamed to `path` on close: a crash never leaves a half file under the real name. */
+export interface RowSink {
+  write(cells: CellValue[]): Promise<void>;
+  close(): Promise<void>;
+  /** Removes the partial file (a run that failed). */
+  abort(): Promise<void>;
+}
+
+const partial = (path: string) => `${path}.partial`;
+
+export function csvSink(path: string, delimiter: string, bom: boolean): RowSink {
+  const file = createWriteStream(partial(path));
+  const stringifier = stringify({ delimiter, bom, record_delimiter: 'unix', cast: { boolean: (b) => (b ? 'true' : 'false') } });
+  stringifier.pipe(file);
+  return {
+    async write(cells) {
+      if (!stringifier.write(cells)) await Promise.race([once(stringifier, 'drain'), once(file, 'error').then(([e]) => Promise.reject(e))]);
+    },
+    async close() {
+      stringifier.end();
+      await finished(file);
+      await rename(partial(path), path);
+    },
+    async abort() {
+      stringifier.destroy();
+      file.destroy();
+      await rm(partial(path), { force: true });
+    },
+  };
+}
+
+export function xlsxSink(path: string, sheetName: string): RowSink {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: partial(path), useStyles: false, useSharedStrings: false });
+  const sheet = workbook.addWorksheet(sheetName);
+  return {
+    async write(cells) {
+      sheet.addRow(cells).commit();
+    },
+    async close() {
+      sheet.commit();
+      await workbook.commit();
+      await rename(partial(path), path);
+    },
+    async abort() {
+      await workbook.commit().catch(() => undefined);
+      await rm(partial(path), { force: true });
+    },
+  };
+}
+
+/** Dry runs: counts everything, writes nothing. */
+export const nullSink: RowSink = { write: async () => undefined, close: async () => undefined, abort: async () => undefined };

@@ -1,0 +1,42 @@
+import { createReadStream } from 'node:fs';
+import ExcelJS from 'exceljs';
+import type { CellValue, SourceItem } from './cells';
+
+/** Plain value of an exceljs cell: rich text and hyperlinks become their text, formulas their result, dates ISO strings. */
+export function plainCell(value: unknown): CellValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (Array.isArray(v.richText)) return v.richText.map((part: { text?: string }) => part.text ?? '').join('');
+    if ('formula' in v || 'sharedFormula' in v) return plainCell(v.result);
+    if ('text' in v) return plainCell(v.text);
+    if ('error' in v) return String(v.error);
+  }
+  return String(value);
+}
+
+/**
+ * Streams the rows of the first worksheet (exceljs WorkbookReader, nothing loaded whole). Blank
+ * rows are not stored in .xlsx files, so none are seen; `line` is the worksheet row number.
+ */
+export async function* readXlsx(path: string, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
+  const input = createReadStream(path);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
+  try {
+    for await (const worksheet of workbook) {
+      const name = (worksheet as unknown as { name?: string }).name;
+      if (name) onSheetName?.(name);
+      for await (const row of worksheet) {
+        const values = row.values as unknown[];
+        const cells: CellValue[] = [];
+        for (let i = 1; i < values.length; i++) cells.push(plainCell(values[i]));
+        yield { kind: 'record', cells, line: row.number };
+      }
+      return; // the first worksheet only
+    }
+  } finally {
+    input.destroy();
+  }
+}
