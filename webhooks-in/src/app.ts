@@ -1,0 +1,117 @@
+import express, { type Express } from 'express';
+import { createLogger, type Logger } from '@verify-hub/core';
+import type { HubAppDeps } from './deps';
+import { requireAdminToken } from './auth';
+import { errorHandler, notFound, sendError } from './http-errors';
+import { HubMetrics } from './http-metrics';
+import { requestLog } from './request-log';
+import { DeliveryDedupe } from './delivery-dedupe';
+import { CompletionHookDelivery, HookStore } from './completion-hooks';
+import { webhookRoutes } from './routes/webhooks';
+import { runRoutes } from './routes/runs';
+import { fileRoutes } from './routes/files';
+import { hookRoutes } from './routes/hooks';
+import { healthRoutes } from './routes/health';
+import { queueBoard } from './queue-board';
+
+export interface HubApp {
+  app: Express;
+  metrics: HubMetrics;
+  hooks: HookStore;
+  /** Absent when `delivery.enabled` is false. */
+  delivery?: CompletionHookDelivery;
+  logger: Logger;
+  /** Readiness answers 503 from now on (first step of a graceful shutdown). */
+  markClosing(): void;
+  /** Closes what the app opened itself (the completion-webhook queue and worker); not the injected deps. */
+  close(): Promise<void>;
+}
+
+export const QUEUE_UI_PATH = '/admin/queues';
+export const DEFAULT_DEDUPE_TTL_SECONDS = 25 * 3600;
+
+/**
+ * The hub service as an Express 5 app, built from its dependencies (DESIGN.md §3: webhooks-in). It
+ * opens no port: `startHubServer` does, and `verify-hub serve` wires the real pipeline in.
+ */
+export function createHubApp(deps: HubAppDeps): HubApp {
+  const logger = deps.logger ?? createLogger({ name: 'hub' });
+  const prefix = deps.keyPrefix ?? 'vh:hub:';
+  const metrics = new HubMetrics();
+  const hooks = new HookStore(deps.redis, prefix, deps.secretBox);
+  const delivery =
+    deps.delivery?.enabled === false
+      ? undefined
+      : new CompletionHookDelivery(
+          deps.redis,
+          hooks,
+          {
+            queueName: deps.delivery?.queueName ?? 'verify-hub-hook-deliveries',
+            attempts: deps.delivery?.attempts ?? 8,
+            backoffMs: deps.delivery?.backoffMs ?? 5000,
+            timeoutMs: deps.delivery?.timeoutMs ?? 10_000,
+          },
+          metrics,
+          logger,
+        );
+  delivery?.listen(deps.runs);
+  let closing = false;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy ?? false);
+  app.use(metrics.middleware());
+  app.use(requestLog(logger));
+
+  app.use(healthRoutes({ redis: deps.redis, workersRunning: deps.workersRunning, isClosing: () => closing }));
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.exposition(deps.metricsRegistry));
+  });
+
+  app.use(
+    '/webhooks',
+    webhookRoutes({
+      receivers: deps.webhooks ?? {},
+      runs: deps.runs,
+      dedupe: new DeliveryDedupe(deps.redis, prefix, deps.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS),
+      metrics,
+      logger,
+      publicUrl: deps.publicUrl,
+    }),
+  );
+
+  const api = express.Router();
+  api.use(requireAdminToken(deps.adminToken));
+  api.use(express.json({ limit: '1mb' }));
+  api.use(runRoutes(deps.runs));
+  api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, connections: deps.connections }));
+  api.use(hookRoutes(hooks));
+  app.use('/api', api);
+
+  const queues = [...(deps.queues ?? []), ...(delivery ? [delivery.deliveryQueue] : [])];
+  if (queues.length) app.use(QUEUE_UI_PATH, requireAdminToken(deps.adminToken, { browser: true }), queueBoard(queues, QUEUE_UI_PATH));
+  else app.use(QUEUE_UI_PATH, requireAdminToken(deps.adminToken, { browser: true }), (_req, res) => sendError(res, 404, 'NOT_FOUND', 'no queues to show'));
+
+  for (const mount of deps.mounts ?? []) {
+    if (mount.auth) app.use(mount.path, requireAdminToken(deps.adminToken), mount.handler);
+    else app.use(mount.path, mount.handler);
+  }
+
+  app.use(notFound);
+  app.use(errorHandler(logger));
+
+  return {
+    app,
+    metrics,
+    hooks,
+    delivery,
+    logger,
+    markClosing: () => {
+      closing = true;
+    },
+    close: async () => {
+      closing = true;
+      await delivery?.close();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { RequestHandler } from 'express';
+import type { ConnectionStore, ContactEvent, Logger, RawWebhookRequest, SecretBox } from '@verify-hub/core';
+import type { RunService } from '@verify-hub/sync-jobs';
+
+/**
+ * What the hub service is built from. Everything is passed in, so tests hand it a fake RunService and
+ * `verify-hub serve` hands it the real BullMQ pipeline.
+ */
+
+/** A platform's pure webhook parser (`connectors/<platform>/src/webhook.ts`): throws core's WebhookRejectedError. */
+export type WebhookParse = (request: RawWebhookRequest, secret: string, now?: number) => ContactEvent[];
+
+/** A mounted receiver: the parser, and where its secret comes from for one delivery. */
+export interface WebhookReceiverSpec {
+  parse: WebhookParse;
+  /**
+   * The secret to check a delivery against. `connection` is the `:connection` URL segment when the
+   * route has one (Mailchimp). `undefined` means the receiver is not configured: the hub answers 404.
+   */
+  secretFor(connection?: string): string | undefined | Promise<string | undefined>;
+  /** The connection an event belongs to (HubSpot: `hubspot-<portalId>`; Mailchimp: the URL's connection). */
+  connectionIdFor(event: ContactEvent, connection?: string): string;
+}
+
+export interface HubAppDeps {
+  runs: RunService;
+  /** The hub's own Redis connection (readiness, delivery dedupe, completion-webhook registry). */
+  redis: Redis;
+  /** Bearer token of the admin API and queue UI. Without one the admin API answers 503 (never open). */
+  adminToken?: string;
+  /** Receivers by platform; a platform without one answers 404 on its webhook route. */
+  webhooks?: { hubspot?: WebhookReceiverSpec; mailchimp?: WebhookReceiverSpec };
+  /** The sync pipeline's Prometheus registry, served at /metrics with the hub's HTTP metrics. */
+  metricsRegistry?: Registry;
+  /** BullMQ queues shown in the queue UI at /admin/queues. */
+  queues?: Queue[];
+  /** Where uploaded files are saved (one folder per upload). */
+  uploadDir: string;
+  /** Whether the workers of this deployment are running (readiness). Absent: not checked. */
+  workersRunning?: () => boolean | Promise<boolean>;
+  /** Seals completion-webhook secrets at rest (HUB_SECRET_KEY); without it they are stored as given. */
+  secretBox?: SecretBox;
+  /** Public base URL (`https://hub.example.com`) when behind a proxy: HubSpot signs the URL it called. */
+  publicUrl?: string;
+  /** Express `trust proxy` setting, for X-Forwarded-* behind a load balancer. */
+  trustProxy?: boolean | number | string;
+  logger?: Logger;
+  /** Redis key prefix of the hub's own keys (tests use a unique one). */
+  keyPrefix?: string;
+  /** How long a webhook delivery's dedupe key is remembered (HubSpot retries for 24 h). */
+  dedupeTtlSeconds?: number;
+  /** Completion-webhook delivery: attempts and backoff base (tests shorten it). */
+  delivery?: { enabled?: boolean; attempts?: number; backoffMs?: number; timeoutMs?: number; queueName?: string };
+  /** Where a file upload's settings (email column, rows to remove) are stored for the file connector. */
+  connections?: ConnectionStore;
+  /** Extra handlers mounted before the 404 (the MCP endpoint at /mcp, the dashboard at /). */
+  mounts?: { path: string; handler: RequestHandler; auth?: boolean }[];
+  /** Upload limits (defaults: 50,000 rows, 64 MB). */
+  upload?: { maxRows?: number; maxBytes?: number };
+}

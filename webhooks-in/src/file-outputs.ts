@@ -1,0 +1,25 @@
+import { basename, dirname, extname, join, relative, isAbsolute } from 'node:path';
+import { parseScope } from '@verify-hub/core';
+import type { RunRecord } from '@verify-hub/sync-jobs';
+
+export type OutputKind = 'cleaned' | 'removed' | 'summary';
+
+/** The uploaded file a `file:<path>` run reads, when it lies inside the upload folder (nothing else is served). */
+export function uploadedInput(run: RunRecord, uploadDir: string): string | undefined {
+  if (run.platform !== 'file') return undefined;
+  const scope = parseScope(run.scope);
+  if (scope.kind !== 'file' || !scope.value) return undefined;
+  const rel = relative(uploadDir, scope.value);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return scope.value;
+}
+
+/**
+ * Where the file connector writes a run's outputs, by its documented defaults
+ * (`<name>.cleaned.<ext>`, `<name>.removed.<ext>`, `<name>.summary.json` beside the input).
+ */
+export function outputPath(input: string, kind: OutputKind): string {
+  const ext = extname(input);
+  const stem = join(dirname(input), basename(input, ext));
+  return kind === 'summary' ? `${stem}.summary.json` : `${stem}.${kind}${ext}`;
+}

@@ -1,0 +1,64 @@
+import { pipeline } from 'node:stream/promises';
+import { Router } from 'express';
+import type { RunService } from '@verify-hub/sync-jobs';
+import { HttpError } from '../http-errors';
+import { parseInput } from '../validate';
+import { ListRunsQuery, RunIdParams, StartRunBody } from '../schemas';
+import { runView } from '../run-view';
+import { reportCsv } from '../report-csv';
+
+/** The admin API's run routes (mounted under /api, behind the token). */
+export function runRoutes(runs: RunService): Router {
+  const router = Router();
+
+  const existing = async (id: string) => {
+    const run = await runs.get(id);
+    if (!run) throw new HttpError(404, 'NOT_FOUND', `run ${id} not found`);
+    return run;
+  };
+
+  router.post('/runs', async (req, res) => {
+    const body = parseInput(StartRunBody, req.body ?? {}, 'body');
+    const run = await runs.start(body);
+    res.status(201).location(`/api/runs/${run.id}`).json(runView(run));
+  });
+
+  router.get('/runs', async (req, res) => {
+    const query = parseInput(ListRunsQuery, req.query, 'query');
+    const list = await runs.list({ status: query.status, limit: query.limit });
+    res.json({ runs: list.map(runView) });
+  });
+
+  router.get('/runs/:id', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    res.json(runView(await existing(id)));
+  });
+
+  router.post('/runs/:id/cancel', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    await existing(id);
+    res.json(runView(await runs.cancel(id)));
+  });
+
+  router.post('/runs/:id/resume', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    await existing(id);
+    res.json(runView(await runs.resume(id)));
+  });
+
+  router.post('/runs/:id/recheck-unknowns', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    await existing(id);
+    const run = await runs.recheckUnknowns(id);
+    res.status(201).location(`/api/runs/${run.id}`).json(runView(run));
+  });
+
+  router.get('/runs/:id/report.csv', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    await existing(id);
+    res.status(200).type('text/csv; charset=utf-8').attachment(`run-${id}-report.csv`);
+    await pipeline(reportCsv(runs.report(id)), res);
+  });
+
+  return router;
+}

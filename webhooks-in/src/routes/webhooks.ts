@@ -1,0 +1,80 @@
+import express, { Router, type Request } from 'express';
+import { WebhookRejectedError, type ContactEvent, type Logger, type RawWebhookRequest } from '@verify-hub/core';
+import type { RunService } from '@verify-hub/sync-jobs';
+import type { WebhookReceiverSpec } from '../deps';
+import type { DeliveryDedupe } from '../delivery-dedupe';
+import type { HubMetrics } from '../http-metrics';
+import { HttpError, sendError } from '../http-errors';
+
+/** Platforms cap their payloads well below this (HubSpot: 100 events); anything larger is refused with 413. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+export interface WebhookRoutesOptions {
+  receivers: { hubspot?: WebhookReceiverSpec; mailchimp?: WebhookReceiverSpec };
+  runs: RunService;
+  dedupe: DeliveryDedupe;
+  metrics: HubMetrics;
+  logger: Logger;
+  publicUrl?: string;
+}
+
+/** The request as the platform sent it, for the pure parser: full URL (signatures cover it) and raw bytes. */
+function rawRequest(req: Request, publicUrl: string | undefined): RawWebhookRequest {
+  const base = publicUrl ? publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return { method: req.method, url: `${base}${req.originalUrl}`, headers, body: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) };
+}
+
+/**
+ * The platform receivers. Each delivery is checked by the platform's parser (signature, age, shape),
+ * its events are deduplicated and queued, and the answer goes back at once: no verification here.
+ */
+export function webhookRoutes(options: WebhookRoutesOptions): Router {
+  const router = Router();
+  const rawBody = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT });
+
+  const receive = (platform: 'hubspot' | 'mailchimp') => async (req: Request, res: express.Response) => {
+    const spec = options.receivers[platform];
+    const connection = typeof req.params.connection === 'string' ? req.params.connection : undefined;
+    const secret = spec ? await spec.secretFor(connection) : undefined;
+    if (!spec || secret === undefined) throw new HttpError(404, 'NOT_FOUND', `no ${platform} webhook receiver is configured here`);
+
+    let events: ContactEvent[];
+    try {
+      events = spec.parse(rawRequest(req, options.publicUrl), secret, Date.now());
+    } catch (error) {
+      if (error instanceof WebhookRejectedError) options.metrics.webhookRejected.inc({ platform, status: String(error.status ?? 400) });
+      throw error;
+    }
+
+    const keys = events.map((e) => `${platform}:${e.dedupeKey}`);
+    const fresh = await options.dedupe.claim(keys);
+    const toQueue = events.filter((_, i) => fresh[i]);
+    try {
+      await Promise.all(toQueue.map((event) => options.runs.enqueueEvent({ ...event, connectionId: spec.connectionIdFor(event, connection) })));
+    } catch (error) {
+      // Nothing accepted may be lost: forget the claims so the platform's retry is taken, and ask for one.
+      await options.dedupe.release(keys.filter((_, i) => fresh[i])).catch(() => undefined);
+      options.logger.error({ err: error, platform, events: toQueue.length }, 'could not queue webhook events');
+      res.set('Retry-After', '30');
+      return sendError(res, 503, 'UNAVAILABLE', 'events could not be queued; retry later');
+    }
+    const duplicates = events.length - toQueue.length;
+    if (toQueue.length) options.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, toQueue.length);
+    if (duplicates) options.metrics.webhookEvents.inc({ platform, outcome: 'duplicate' }, duplicates);
+    res.status(200).json({ received: events.length, queued: toQueue.length, duplicates });
+  };
+
+  const countOversize: express.ErrorRequestHandler = (error, req, _res, next) => {
+    if ((error as { type?: string }).type === 'entity.too.large') {
+      options.metrics.webhookRejected.inc({ platform: req.path.split('/')[1] ?? 'unknown', status: '413' });
+    }
+    next(error);
+  };
+
+  router.post('/hubspot', rawBody, countOversize, receive('hubspot'));
+  router.get('/mailchimp/:connection/:secret', rawBody, countOversize, receive('mailchimp'));
+  router.post('/mailchimp/:connection/:secret', rawBody, countOversize, receive('mailchimp'));
+  return router;
+}
