@@ -1,2 +1,9 @@
-// Filled in by this package's issue.
-export {};
+export * from './options';
+export * from './auth';
+export * from './tool-errors';
+export * from './explain';
+export * from './verify-tools';
+export * from './server';
+export * from './http-handler';
+export * from './http-server';
+export * from './stdio';
