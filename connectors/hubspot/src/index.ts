@@ -1,2 +1,10 @@
-// Filled in by this package's issue.
-export {};
+export { HubSpotConnector, hubspotConnectorFactory, createHubSpotConnectorFactory, type HubSpotConnectorOptions } from './connector';
+export {
+  DEFAULT_SCOPES, REFRESH_MARGIN_MS, hubspotInstallUrl, exchangeHubSpotCode, refreshHubSpotToken, needsRefresh, privateAppConnection, fetchAccountDetails,
+  type InstallUrlOptions, type OAuthAppOptions,
+} from './oauth';
+export { HubSpotApiError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError } from './errors';
+export { RATE_TIERS, hubspotConnectionId, resolveConnection, type HubSpotCredentials, type HubSpotSettings, type RateTier } from './settings';
+export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
+export { nextMidnight } from './portal-time';
+export { OBJECTS_PAGE, SEARCH_PAGE, SEARCH_CAP, BATCH_MAX } from './pull';

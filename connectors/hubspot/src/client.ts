@@ -1,0 +1,76 @@
+import { Client } from '@hubspot/api-client';
+import { hubspotErrorFromResponse, readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './response-errors';
+
+/** The slice of an SDK response the middleware reads. */
+interface SdkResponse {
+  httpStatusCode: number;
+  headers: HeaderBag;
+  body: { text(): Promise<string> };
+}
+
+export interface ClientOptions {
+  accessToken?: string;
+  basePath: string;
+  /** The portal's zone: a DAILY 429 pauses until its midnight. */
+  timeZone?: string;
+  /** Sees the rate-limit headers of every answer (daily remaining, window remaining). */
+  onRateLimitHeaders?: (headers: RateLimitHeaders) => void;
+}
+
+/**
+ * The SDK API objects one connection uses, built from ONE `Client` for that connection.
+ *
+ * The SDK keeps its retry/limiter decorators on a process-wide singleton that every `new Client`
+ * resets, and applies them when an API object is first created. So the client is built with no
+ * decorators (`numberOfApiCallRetries` and `limiterOptions` unset: retries and limits are the
+ * connector's own) and every API object is created right away, before any other client can change
+ * the singleton. Error answers are turned into typed errors by a response middleware, which sees the
+ * raw body (the SDK's own error model drops `policyName`).
+ */
+export function buildHubSpotApis(options: ClientOptions) {
+  const client = new Client({
+    accessToken: options.accessToken,
+    basePath: options.basePath,
+    middleware: [
+      {
+        pre: (ctx: unknown) => ctx,
+        post: async (ctx: unknown) => {
+          const response = ctx as SdkResponse;
+          options.onRateLimitHeaders?.(readRateLimitHeaders(response.headers ?? {}));
+          if (response.httpStatusCode >= 400) {
+            const raw = await response.body.text().catch(() => '');
+            throw hubspotErrorFromResponse(response.httpStatusCode, response.headers ?? {}, raw, { timeZone: options.timeZone });
+          }
+          return response;
+        },
+      },
+    ],
+  });
+  const contacts = client.crm.contacts;
+  const properties = client.crm.properties;
+  const lists = client.crm.lists;
+  const oauth = client.oauth;
+  return {
+    contactsBasic: contacts.basicApi,
+    contactsBatch: contacts.batchApi,
+    contactsSearch: contacts.searchApi,
+    propertiesCore: properties.coreApi,
+    propertyGroups: properties.groupsApi,
+    listMemberships: lists.membershipsApi,
+    oauthTokens: oauth.tokensApi,
+    /** Endpoints the SDK has no class for (account details, limits tracking). */
+    getJson: async (path: string): Promise<unknown> => {
+      const response = await fetch(`${options.basePath}${path}`, {
+        headers: { Authorization: `Bearer ${options.accessToken ?? ''}`, Accept: 'application/json' },
+      });
+      const headers: HeaderBag = {};
+      response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
+      options.onRateLimitHeaders?.(readRateLimitHeaders(headers));
+      const raw = await response.text();
+      if (!response.ok) throw hubspotErrorFromResponse(response.status, headers, raw, { timeZone: options.timeZone });
+      return JSON.parse(raw) as unknown;
+    },
+  };
+}
+
+export type HubSpotApis = ReturnType<typeof buildHubSpotApis>;

@@ -1,0 +1,130 @@
+import type { ConnectionRecord, Connector, ConnectorDeps, ConnectorFactory, Contact, ContactResult, Page, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
+import { ConfigError } from '@verify-hub/core';
+import { buildHubSpotApis, type HubSpotApis } from './client';
+import { HubSpotDailyLimitError } from './errors';
+import { needsRefresh, refreshHubSpotToken } from './oauth';
+import { nextMidnight } from './portal-time';
+import { ContactPuller } from './pull';
+import { RequestRunner, type RunnerOptions } from './request-runner';
+import { ensureHubSpotSchema } from './schema';
+import { ContactWriter } from './write';
+import { resolveConnection, type HubSpotCredentials, type ResolvedSettings } from './settings';
+
+export interface HubSpotConnectorOptions {
+  /** The public app's credentials, for refreshing OAuth tokens (default HUBSPOT_CLIENT_ID / HUBSPOT_CLIENT_SECRET). */
+  clientId?: string;
+  clientSecret?: string;
+  /** Where HUBSPOT_API_BASE etc. are read from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Retry tuning (tests shorten the waits). */
+  retry?: Pick<RunnerOptions, 'maxAttempts' | 'maxRateWaits' | 'backoff' | 'sleep'>;
+  now?: () => number;
+}
+
+/**
+ * A HubSpot portal as a verify-hub `Connector`: its own SDK client, its own token, its calls limited
+ * by limiters shared by every worker (`hubspot:<portal>:10s`, `hubspot:<portal>:search`).
+ */
+export class HubSpotConnector implements Connector {
+  readonly platform = 'hubspot';
+  readonly settings: ResolvedSettings;
+  private credentials: HubSpotCredentials;
+  private apis: HubSpotApis;
+  private readonly runner: RequestRunner;
+  private readonly puller: ContactPuller;
+  private readonly writer: ContactWriter;
+  private refreshing?: Promise<void>;
+  private dailyRemaining?: number;
+  private readonly now: () => number;
+
+  constructor(connection: ConnectionRecord, private readonly deps: ConnectorDeps, private readonly options: HubSpotConnectorOptions = {}) {
+    const env = options.env ?? process.env;
+    const resolved = resolveConnection(connection, env);
+    this.settings = resolved.settings;
+    this.credentials = resolved.credentials;
+    this.now = options.now ?? Date.now;
+    this.apis = this.buildApis();
+    const portal = this.settings.portalId;
+    this.runner = new RequestRunner({
+      ...options.retry,
+      limiter: deps.limiter({ key: `hubspot:${portal}:10s`, perInterval: { count: this.settings.requestsPerTenSeconds, intervalMs: 10_000 } }),
+      searchLimiter: deps.limiter({ key: `hubspot:${portal}:search`, perInterval: { count: this.settings.searchPerSecond, intervalMs: 1_000 } }),
+      beforeAttempt: () => this.beforeAttempt(),
+      onUnauthorized: () => this.onUnauthorized(),
+    });
+    const apis = () => this.apis;
+    this.puller = new ContactPuller(this.runner, apis, this.settings);
+    this.writer = new ContactWriter(this.runner, apis, this.settings);
+  }
+
+  get portalId(): string {
+    return this.settings.portalId;
+  }
+
+  ensureSchema(): Promise<SchemaReport> {
+    return ensureHubSpotSchema(this.runner, () => this.apis, this.settings);
+  }
+
+  pull(scope: Scope, cursor?: string): Promise<Page> {
+    return this.puller.pull(scope, cursor);
+  }
+
+  pullByIds(ids: string[]): Promise<Contact[]> {
+    return this.puller.byIds(ids);
+  }
+
+  write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport> {
+    return this.writer.write(results, opts);
+  }
+
+  private buildApis(): HubSpotApis {
+    return buildHubSpotApis({
+      accessToken: this.credentials.accessToken,
+      basePath: this.settings.apiBase,
+      timeZone: this.settings.timeZone,
+      onRateLimitHeaders: (h) => {
+        if (h.dailyRemaining !== undefined) this.dailyRemaining = h.dailyRemaining;
+      },
+    });
+  }
+
+  private async beforeAttempt(): Promise<void> {
+    const reserve = this.settings.dailyReserve;
+    if (reserve > 0 && this.dailyRemaining !== undefined && this.dailyRemaining <= reserve) {
+      throw new HubSpotDailyLimitError(`HubSpot daily API calls down to the reserve of ${reserve} kept for the portal's other apps; resumes at the portal's midnight`, {
+        resetAt: nextMidnight(this.settings.timeZone, this.now()), remaining: this.dailyRemaining,
+      });
+    }
+    if (needsRefresh(this.credentials, this.now())) await this.refresh();
+  }
+
+  private async onUnauthorized(): Promise<boolean> {
+    if (this.credentials.refreshToken === undefined) return false;
+    await this.refresh();
+    return true;
+  }
+
+  /** One refresh at a time per connector; the new tokens are saved so every worker uses them. */
+  private refresh(): Promise<void> {
+    this.refreshing ??= (async () => {
+      const env = this.options.env ?? process.env;
+      const clientId = this.options.clientId ?? env.HUBSPOT_CLIENT_ID;
+      const clientSecret = this.options.clientSecret ?? env.HUBSPOT_CLIENT_SECRET;
+      if (!clientId || !clientSecret) throw new ConfigError(clientId ? 'HUBSPOT_CLIENT_SECRET' : 'HUBSPOT_CLIENT_ID', 'is needed to refresh the OAuth token of this HubSpot connection');
+      const refreshed = await refreshHubSpotToken({ clientId, clientSecret, refreshToken: this.credentials.refreshToken!, apiBase: this.settings.apiBase, now: this.now });
+      this.credentials = refreshed;
+      this.apis = this.buildApis();
+      await this.deps.saveCredentials({ ...refreshed });
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+}
+
+/** Builds a factory with explicit app credentials (tests, embedding); `hubspotConnectorFactory` reads them from the environment. */
+export function createHubSpotConnectorFactory(options: HubSpotConnectorOptions = {}): ConnectorFactory {
+  return (connection, deps) => new HubSpotConnector(connection, deps, options);
+}
+
+export const hubspotConnectorFactory: ConnectorFactory = createHubSpotConnectorFactory();

@@ -1,0 +1,60 @@
+import { EngineAuthError, EngineQuotaError, EngineRateLimitError, VerifyHubError, type ErrorDetails } from '@verify-hub/core';
+
+/**
+ * One class per HubSpot failure kind. The HubSpot ones extend core's auth / rate / quota classes so the
+ * sync pipeline treats them like the engine's: an auth failure pauses the run, a rate limit waits, a
+ * daily limit pauses the run until `resetAt` (the portal's next midnight). None carries a token.
+ */
+
+/** 401 (token invalid, revoked, expired and not refreshable) or 403 (a scope is missing). */
+export class HubSpotAuthError extends EngineAuthError {
+  readonly platform = 'hubspot';
+}
+
+/** The 10-second (or search's per-second) window is still full after the connector's own waits. */
+export class HubSpotRateLimitError extends EngineRateLimitError {
+  readonly platform = 'hubspot';
+  readonly policyName?: string;
+  constructor(message: string, info: { resetAt: number; limit?: number; remaining?: number; policyName?: string }, details: ErrorDetails = {}) {
+    super(message, info, details);
+    this.policyName = info.policyName;
+  }
+}
+
+/**
+ * The portal's daily API limit is used up: pause until the portal's next midnight (`resetAt`, epoch ms,
+ * also readable as `resumeAt`). Extends the quota error so a run pauses instead of retrying.
+ */
+export class HubSpotDailyLimitError extends EngineQuotaError {
+  readonly platform = 'hubspot';
+  readonly policyName = 'DAILY';
+  get resumeAt(): number {
+    return this.resetAt;
+  }
+}
+
+/** Any other error answer (4xx the contract does not retry, or 5xx/network failures that outlived the retries). */
+export class HubSpotApiError extends VerifyHubError {
+  override readonly code: string = 'HUBSPOT_API_ERROR';
+  readonly platform = 'hubspot';
+  /** HubSpot's error category (VALIDATION_ERROR, OBJECT_NOT_FOUND, OBJECT_ALREADY_EXISTS, ...). */
+  readonly category?: string;
+  /** Whether another attempt may succeed (server trouble), as opposed to a request HubSpot refuses. */
+  readonly retryable: boolean;
+  constructor(message: string, opts: { status?: number; category?: string; retryable: boolean; requestId?: string; cause?: unknown }) {
+    super(message, { status: opts.status, requestId: opts.requestId, cause: opts.cause });
+    this.category = opts.category;
+    this.retryable = opts.retryable;
+  }
+}
+
+/**
+ * Thrown inside a batch write when some records got a retryable per-record error (207): the request
+ * runner retries the call, which re-sends only the records still pending.
+ */
+export class HubSpotPartialRetryError extends VerifyHubError {
+  override readonly code: string = 'HUBSPOT_PARTIAL_RETRY';
+  constructor(readonly pending: number, readonly reason: string) {
+    super(`${pending} record(s) failed with a retryable error: ${reason}`);
+  }
+}

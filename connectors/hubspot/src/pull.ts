@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { FilterOperatorEnum, type Filter } from '@hubspot/api-client/lib/codegen/crm/contacts';
+import { InputError, type Contact, type Page, type Scope } from '@verify-hub/core';
+import type { HubSpotApis } from './client';
+import type { RequestRunner } from './request-runner';
+import type { ResolvedSettings } from './settings';
+
+/** HubSpot's page sizes and the search API's hard cap on results reachable by paging one query. */
+export const OBJECTS_PAGE = 100;
+export const BATCH_MAX = 100;
+export const SEARCH_PAGE = 200;
+export const SEARCH_CAP = 10_000;
+
+/** Cursors are opaque JSON to the pipeline; validated on the way back in. */
+const AfterCursor = z.object({ after: z.string().min(1) });
+const SearchMainCursor = z.object({
+  phase: z.literal('main'),
+  /** Lower bound on lastmodifieddate, epoch ms; `inclusive` decides GTE or GT. */
+  since: z.number(),
+  inclusive: z.boolean(),
+  offset: z.number().int().min(0),
+  /** The greatest lastmodifieddate seen in this query window, and the ids seen with exactly that value. */
+  last: z.number().optional(),
+  idsAtLast: z.array(z.string()).default([]),
+});
+const SearchTieCursor = z.object({
+  phase: z.literal('tie'),
+  /** The boundary value whose contacts are walked in id order. */
+  at: z.number(),
+  afterId: z.string().optional(),
+  /** Contacts at `at` already returned before the re-filter. */
+  exclude: z.array(z.string()),
+});
+const SearchCursor = z.discriminatedUnion('phase', [SearchMainCursor, SearchTieCursor]);
+type SearchCursorValue = z.infer<typeof SearchCursor>;
+
+function readCursor<T>(schema: z.ZodType<T>, cursor: string): T {
+  try {
+    return schema.parse(JSON.parse(cursor));
+  } catch {
+    throw new InputError('cursor', 'is not a cursor this connector produced for this scope');
+  }
+}
+
+interface HubSpotRecord {
+  id: string;
+  properties: Record<string, string | null | undefined>;
+}
+
+export class ContactPuller {
+  constructor(
+    private readonly runner: RequestRunner,
+    private readonly apis: () => HubSpotApis,
+    private readonly settings: ResolvedSettings,
+  ) {}
+
+  /** Everything pull asks for: the email, the modification time, and our own properties (to skip unchanged writes). */
+  get propertyNames(): string[] {
+    return ['email', 'lastmodifieddate', ...Object.values(this.settings.names)];
+  }
+
+  async pull(scope: Scope, cursor?: string): Promise<Page> {
+    switch (scope.kind) {
+      case 'all':
+        return this.pullAll(cursor);
+      case 'list':
+        if (!scope.value || !/^\d+$/.test(scope.value)) throw new InputError('scope', 'list:<id> needs a numeric HubSpot list id (v3 list id)');
+        return this.pullList(scope.value, cursor);
+      case 'changed-since': {
+        const since = Date.parse(scope.value ?? '');
+        if (!Number.isFinite(since)) throw new InputError('scope', 'changed-since:<time> needs an ISO 8601 time, for example changed-since:2026-01-31T00:00:00Z');
+        return this.pullChangedSince(since, cursor);
+      }
+      default:
+        throw new InputError('scope', `HubSpot scopes are all, list:<id> and changed-since:<ISO time>; got ${scope.kind}`);
+    }
+  }
+
+  /** Contacts by id, for webhook events that carry no email; ids HubSpot does not have are left out. */
+  async byIds(ids: string[]): Promise<Contact[]> {
+    const unique = [...new Set(ids)];
+    const contacts: Contact[] = [];
+    for (let i = 0; i < unique.length; i += BATCH_MAX) {
+      const records = await this.batchRead(unique.slice(i, i + BATCH_MAX));
+      contacts.push(...this.toContacts(records).contacts);
+    }
+    return contacts;
+  }
+
+  private async pullAll(cursor?: string): Promise<Page> {
+    const after = cursor === undefined ? undefined : readCursor(AfterCursor, cursor).after;
+    const page = await this.runner.run('default', () => this.apis().contactsBasic.getPage(OBJECTS_PAGE, after, this.propertyNames, undefined, undefined, false));
+    const next = page.paging?.next?.after;
+    return { ...this.toContacts(page.results), ...(next ? { next: JSON.stringify({ after: next }) } : {}) };
+  }
+
+  private async pullList(listId: string, cursor?: string): Promise<Page> {
+    const after = cursor === undefined ? undefined : readCursor(AfterCursor, cursor).after;
+    const members = await this.runner.run('default', () => this.apis().listMemberships.getPage(listId, after, undefined, BATCH_MAX));
+    const ids = members.results.map((m) => String(m.recordId));
+    const records = ids.length ? await this.batchRead(ids) : [];
+    const page = this.toContacts(records);
+    const missing = ids.length - records.length;
+    if (missing > 0) page.skipped = { ...page.skipped, not_found: missing };
+    const next = members.paging?.next?.after;
+    return { ...page, ...(next ? { next: JSON.stringify({ after: next }) } : {}) };
+  }
+
+  /**
+   * Search sorted by lastmodifieddate ascending, 200 a page. A query can only be paged to 10,000
+   * results, so at the cap the search re-filters from the last value seen. Contacts tied on that value
+   * (bulk imports share a timestamp) are walked by id with an EQ filter, so none is lost however many
+   * share it, and those already returned are left out, so none is returned twice; then the walk goes on
+   * with GT that value.
+   */
+  private async pullChangedSince(start: number, cursor?: string): Promise<Page> {
+    const state: SearchCursorValue = cursor === undefined
+      ? { phase: 'main', since: start, inclusive: true, offset: 0, idsAtLast: [] }
+      : readCursor(SearchCursor, cursor);
+    return state.phase === 'main' ? this.searchMain(state) : this.searchTie(state);
+  }
+
+  private async searchMain(state: z.infer<typeof SearchMainCursor>): Promise<Page> {
+    const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: state.inclusive ? FilterOperatorEnum.Gte : FilterOperatorEnum.Gt, value: String(state.since) }];
+    const page = await this.search(filters, 'lastmodifieddate', state.offset === 0 ? undefined : String(state.offset));
+    let last = state.last;
+    let idsAtLast = state.idsAtLast;
+    for (const record of page.results) {
+      const modified = Date.parse(record.properties.lastmodifieddate ?? '');
+      if (!Number.isFinite(modified)) continue;
+      if (last === undefined || modified > last) {
+        last = modified;
+        idsAtLast = [record.id];
+      } else if (modified === last) idsAtLast = [...idsAtLast, record.id];
+    }
+    const result = this.toContacts(page.results);
+    const nextAfter = page.paging?.next?.after;
+    if (!nextAfter) return result;
+    const nextOffset = Number(nextAfter);
+    let next: SearchCursorValue;
+    if (Number.isFinite(nextOffset) && nextOffset + SEARCH_PAGE <= SEARCH_CAP) {
+      next = { ...state, offset: nextOffset, last, idsAtLast };
+    } else if (last !== undefined) {
+      next = { phase: 'tie', at: last, exclude: idsAtLast };
+    } else {
+      return result;
+    }
+    return { ...result, next: JSON.stringify(next) };
+  }
+
+  private async searchTie(state: z.infer<typeof SearchTieCursor>): Promise<Page> {
+    const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: FilterOperatorEnum.Eq, value: String(state.at) }];
+    if (state.afterId !== undefined) filters.push({ propertyName: 'hs_object_id', operator: FilterOperatorEnum.Gt, value: state.afterId });
+    const page = await this.search(filters, 'hs_object_id');
+    const exclude = new Set(state.exclude);
+    const result = this.toContacts(page.results.filter((r) => !exclude.has(r.id)));
+    const lastId = page.results.at(-1)?.id;
+    const more = page.results.length === SEARCH_PAGE || Boolean(page.paging?.next?.after);
+    const next: SearchCursorValue = more && lastId !== undefined
+      ? { ...state, afterId: lastId }
+      : { phase: 'main', since: state.at, inclusive: false, offset: 0, idsAtLast: [] };
+    return { ...result, next: JSON.stringify(next) };
+  }
+
+  private search(filters: Filter[], sortBy: string, after?: string) {
+    return this.runner.run('search', () => this.apis().contactsSearch.doSearch({
+      filterGroups: [{ filters }],
+      // The SDK types sorts as strings; the API takes the documented { propertyName, direction } form.
+      sorts: [{ propertyName: sortBy, direction: 'ASCENDING' }] as unknown as string[],
+      properties: this.propertyNames,
+      limit: SEARCH_PAGE,
+      ...(after ? { after } : {}),
+    }));
+  }
+
+  /** Batch read (<= 100 ids); a 207 lists the ids HubSpot does not have, which are left out. */
+  private async batchRead(ids: string[]): Promise<HubSpotRecord[]> {
+    const answer = await this.runner.run('default', () => this.apis().contactsBatch.read({ inputs: ids.map((id) => ({ id })), properties: this.propertyNames, propertiesWithHistory: [] }, false));
+    return answer.results;
+  }
+
+  private toContacts(records: HubSpotRecord[]): Page {
+    const contacts: Contact[] = [];
+    let noEmail = 0;
+    for (const record of records) {
+      const email = record.properties.email?.trim();
+      if (!email) {
+        noEmail++;
+        continue;
+      }
+      const current: Record<string, unknown> = {};
+      for (const name of Object.values(this.settings.names)) current[name] = record.properties[name] ?? null;
+      contacts.push({ id: record.id, email, current });
+    }
+    return { contacts, ...(noEmail ? { skipped: { no_email: noEmail } } : {}) };
+  }
+}

@@ -1,0 +1,115 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest } from '@verify-hub/core';
+
+/**
+ * HubSpot webhook deliveries, parsed purely: signature checked (v3, or v1/v2 for legacy apps), the
+ * event array validated, contact creations and email changes kept, duplicates dropped and each
+ * contact's latest event kept. Mounted by the hub service at POST /webhooks/hubspot.
+ */
+
+/** v3 deliveries older than this are replays (HubSpot's rule). */
+export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
+/** HubSpot sends at most 100 events a delivery. */
+export const MAX_EVENTS = 100;
+/** Far above 100 events; anything bigger is not HubSpot. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The characters HubSpot decodes in the URI before signing it (v3). */
+const V3_DECODED: Record<string, string> = {
+  '%3A': ':', '%2F': '/', '%3F': '?', '%40': '@', '%21': '!', '%24': '$', '%27': "'", '%28': '(', '%29': ')', '%2A': '*', '%2C': ',', '%3B': ';',
+};
+
+export function v3Uri(url: string): string {
+  return url.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (match) => V3_DECODED[match.toUpperCase()]!);
+}
+
+function sameSecret(expected: Buffer, given: string, encoding: 'base64' | 'hex'): boolean {
+  const actual = Buffer.from(given.trim(), encoding);
+  return actual.length === expected.length && actual.length > 0 && timingSafeEqual(actual, expected);
+}
+
+function verifySignature(request: RawWebhookRequest, secret: string, now: number): void {
+  const h = request.headers;
+  const method = request.method.toUpperCase();
+  const v3 = h['x-hubspot-signature-v3'];
+  if (v3) {
+    const timestamp = h['x-hubspot-request-timestamp'];
+    const ts = Number(timestamp);
+    if (!timestamp || !Number.isFinite(ts)) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: missing or not a number', 401);
+    if (Math.abs(now - ts) > SIGNATURE_MAX_AGE_MS) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: older than 5 minutes (replayed or delayed delivery)', 401);
+    const expected = createHmac('sha256', secret).update(method + v3Uri(request.url), 'utf8').update(request.body).update(timestamp, 'utf8').digest();
+    if (!sameSecret(expected, v3, 'base64')) throw new WebhookRejectedError('X-HubSpot-Signature-v3: does not match', 401);
+    return;
+  }
+  const signature = h['x-hubspot-signature'];
+  const version = (h['x-hubspot-signature-version'] ?? 'v1').toLowerCase();
+  if (!signature) throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing (unsigned delivery)', 401);
+  const hash = createHash('sha256').update(secret, 'utf8');
+  if (version === 'v2') hash.update(method + request.url, 'utf8');
+  else if (version !== 'v1') throw new WebhookRejectedError(`X-HubSpot-Signature-Version: ${version.slice(0, 10)} is not v1, v2 or v3`, 401);
+  const expected = hash.update(request.body).digest();
+  if (!/^[0-9a-f]+$/i.test(signature.trim()) || !sameSecret(expected, signature, 'hex')) throw new WebhookRejectedError('X-HubSpot-Signature: does not match', 401);
+}
+
+const id = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform(String);
+const EventSchema = z.looseObject({
+  eventId: z.union([z.number(), z.string()]),
+  portalId: id,
+  objectId: id,
+  occurredAt: z.number().int().nonnegative(),
+  subscriptionType: z.string().min(1),
+  objectTypeId: z.string().optional(),
+  propertyName: z.string().optional(),
+  propertyValue: z.string().nullable().optional(),
+});
+type HubSpotEvent = z.infer<typeof EventSchema>;
+
+/** contact.creation and contact.propertyChange of email (and the generic object.* forms for contacts, 0-1). */
+function toContactEvent(e: HubSpotEvent): ContactEvent | undefined {
+  const [object, action] = e.subscriptionType.split('.');
+  const isContact = object === 'contact' || (object === 'object' && e.objectTypeId === '0-1');
+  if (!isContact) return undefined;
+  const base = { platform: 'hubspot', accountId: e.portalId, contactId: e.objectId, occurredAt: e.occurredAt, dedupeKey: `hubspot:${e.portalId}:${e.objectId}:${e.occurredAt}` };
+  if (action === 'creation') return { ...base, kind: 'created' };
+  if (action === 'propertyChange' && e.propertyName === 'email') {
+    const email = e.propertyValue?.trim();
+    // An email cleared: nothing to verify.
+    return email ? { ...base, kind: 'email_changed', email } : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Checks the signature with the app's client secret, then returns the contact events of the delivery:
+ * one per contact (its latest by occurredAt; an event carrying the email wins a tie), duplicates
+ * dropped, oldest first. Throws `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 not
+ * a HubSpot event array; 413 more than 100 events.
+ */
+export function parse(request: RawWebhookRequest, secret: string, now: number = Date.now()): ContactEvent[] {
+  if (!secret) throw new WebhookRejectedError('HubSpot webhook secret (HUBSPOT_CLIENT_SECRET) is not configured', 401);
+  if (request.body.length > MAX_BODY_BYTES) throw new WebhookRejectedError(`body: over ${MAX_BODY_BYTES} bytes`, 413);
+  verifySignature(request, secret, now);
+  let json: unknown;
+  try {
+    json = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    throw new WebhookRejectedError('body: not JSON', 400);
+  }
+  if (!Array.isArray(json)) throw new WebhookRejectedError('body: must be a JSON array of events', 400);
+  if (json.length > MAX_EVENTS) throw new WebhookRejectedError(`body: ${json.length} events, at most ${MAX_EVENTS} allowed`, 413);
+  const latest = new Map<string, ContactEvent>();
+  json.forEach((raw, index) => {
+    const parsed = EventSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new WebhookRejectedError(`body[${index}].${issue.path.join('.') || 'event'}: ${issue.message}`, 400);
+    }
+    const event = toContactEvent(parsed.data);
+    if (!event) return;
+    const key = `${event.accountId}:${event.contactId}`;
+    const seen = latest.get(key);
+    if (!seen || event.occurredAt > seen.occurredAt || (event.occurredAt === seen.occurredAt && !seen.email && event.email)) latest.set(key, event);
+  });
+  return [...latest.values()].sort((a, b) => a.occurredAt - b.occurredAt);
+}
