@@ -3,19 +3,8 @@ import { open } from 'node:fs/promises';
 import { parse, type CsvError } from 'csv-parse';
 import type { SourceItem } from './cells';
 
-/** Options shared by every read of a delimited file, so that every pass sees the same records. */
-function parserOptions(delimiter: string) {
-  return {
-    delimiter,
-    bom: true,
-    info: true,
-    // A quote inside an unquoted field (`John "JJ" Doe`) is kept as text: strict quoting makes the parser
-    // lose good rows after such a field, relaxed quoting loses none.
-    relax_quotes: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-  } as const;
-}
+/** How many times one file may restart after an unclosed quote before the rest of it is given up. */
+const MAX_RESTARTS = 100;
 
 /** The first bytes of a file as text (BOM removed), cut at the last complete line when the file is longer. */
 export async function readHead(path: string, bytes = 64 * 1024): Promise<{ text: string; bom: boolean }> {
@@ -36,68 +25,70 @@ export async function readHead(path: string, bytes = 64 * 1024): Promise<{ text:
   }
 }
 
-function describe(error: CsvError): string {
-  switch (error.code) {
-    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
-      return error.message.replace(/ on line \d+$/, '').replace('Invalid Record Length: expect', 'wrong number of fields: expected');
-    case 'CSV_QUOTE_NOT_CLOSED':
-      return 'a quoted field is never closed: the rest of the file could not be read';
-    default:
-      return error.message;
-  }
+interface Position {
+  /** Line the parser has reached (lines of the whole file). */
+  lines: number;
+  /** Empty lines passed so far (they shift where the next record starts). */
+  empty_lines: number;
+  /** Bytes consumed, from the start of the parsed segment. */
+  bytes: number;
 }
 
+type ParserEvent = { kind: 'record'; record: string[]; info: Position } | { kind: 'skip'; error: CsvError & Position };
+
 /**
- * Streams the records of a delimited file in file order, each broken record as a `problem` with its
- * line number, without stopping. Parser events are queued in the order they fire (records and skipped
- * records interleaved exactly as in the file); the parser is paused while the queue is full.
+ * Streams the parser's events for the file from byte `start` in the order they fire: records and
+ * skipped records interleave exactly as in the file. The parser is paused while the queue is full.
  */
-export async function* readCsv(path: string, delimiter: string): AsyncGenerator<SourceItem> {
-  const queue: SourceItem[] = [];
+async function* parseSegment(path: string, delimiter: string, start: number): AsyncGenerator<ParserEvent> {
+  const queue: ParserEvent[] = [];
   let ended = false;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
-  let lastLine = 0;
   const notify = () => {
     const w = wake;
     wake = undefined;
     w?.();
   };
-
-  const parser = parse(parserOptions(delimiter));
-  const input = createReadStream(path);
-  parser.on('data', (item: { record: string[]; info: { lines: number } }) => {
-    lastLine = item.info.lines;
-    queue.push({ kind: 'record', cells: item.record, line: item.info.lines });
+  const parser = parse({
+    delimiter,
+    bom: start === 0,
+    info: true,
+    // A quote inside an unquoted field (`John "JJ" Doe`) is kept as text: with strict quoting the
+    // parser loses good rows after such a field, with relaxed quoting it loses none.
+    relax_quotes: true,
+    // Field counts are checked by `readCsv`, the same way in every segment.
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+  });
+  const input = createReadStream(path, { start });
+  parser.on('data', (item: { record: string[]; info: Position }) => {
+    queue.push({ kind: 'record', record: item.record, info: item.info });
     if (queue.length >= 512) parser.pause();
     notify();
   });
-  parser.on('skip', (error: CsvError) => {
-    // An unclosed quote is found at the end of the file; the record began after the last good one.
-    const line = error.code === 'CSV_QUOTE_NOT_CLOSED' ? lastLine + 1 : Number(error.lines ?? lastLine + 1);
-    queue.push({ kind: 'problem', line, message: describe(error) });
+  parser.on('skip', (error: CsvError & Position) => {
+    queue.push({ kind: 'skip', error });
     notify();
   });
   parser.on('end', () => {
     ended = true;
     notify();
   });
-  parser.on('error', (error: Error) => {
-    failure = error;
-    notify();
-  });
-  input.on('error', (error) => {
-    failure = error;
-    notify();
-  });
+  for (const stream of [parser, input]) {
+    stream.on('error', (error: Error) => {
+      failure = error;
+      notify();
+    });
+  }
   input.pipe(parser);
-
   try {
     for (;;) {
-      const item = queue.shift();
-      if (item) {
+      const event = queue.shift();
+      if (event) {
         if (queue.length < 128 && parser.isPaused()) parser.resume();
-        yield item;
+        yield event;
         continue;
       }
       if (failure) throw failure;
@@ -109,5 +100,89 @@ export async function* readCsv(path: string, delimiter: string): AsyncGenerator<
     input.unpipe(parser);
     input.destroy();
     parser.destroy();
+  }
+}
+
+/** From byte `offset`, passes blank lines and then one line: where the next read starts, and how many lines were passed. */
+async function pastNextLine(path: string, offset: number): Promise<{ offset: number; blankLines: number }> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    let position = offset;
+    let blankLines = 0;
+    let lineHasText = false;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) return { offset: position, blankLines };
+      for (let i = 0; i < bytesRead; i++) {
+        const byte = buffer[i]!;
+        if (byte === 0x0a) {
+          if (lineHasText) return { offset: position + i + 1, blankLines };
+          blankLines++;
+        } else if (byte !== 0x0d) {
+          lineHasText = true;
+        }
+      }
+      position += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function describe(error: CsvError): string {
+  return error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quote opened on this line is never closed: the line is left out' : error.message;
+}
+
+/**
+ * Streams the records of a delimited file in file order, each broken record as a `problem` at the line
+ * where it starts, without stopping: a record with another number of fields than the header is
+ * reported; a quote that is never closed (which would swallow the rest of the file) costs only its
+ * own line: reading starts again on the next line.
+ */
+export async function* readCsv(path: string, delimiter: string): AsyncGenerator<SourceItem> {
+  let start = 0;
+  let lineBase = 0;
+  let width: number | undefined;
+  for (let restarts = 0; ; restarts++) {
+    // Where the last record (or broken record) ended, in whole-file lines and bytes.
+    let lastLine = lineBase;
+    let lastEmpty = 0;
+    let lastByte = start;
+    let unclosedQuote = false;
+    const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
+    for await (const event of parseSegment(path, delimiter, start)) {
+      if (event.kind === 'record') {
+        const { record, info } = event;
+        if (width === undefined) width = record.length;
+        if (record.length === width) yield { kind: 'record', cells: record, line: startLine(info) };
+        else {
+          const first = startLine(info);
+          const span = lineBase + info.lines > first ? ` (a record over lines ${first}-${lineBase + info.lines})` : '';
+          yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}${span}` };
+        }
+        lastLine = lineBase + info.lines;
+        lastEmpty = info.empty_lines;
+        lastByte = start + info.bytes;
+      } else if (event.error.code === 'CSV_QUOTE_NOT_CLOSED') {
+        unclosedQuote = true;
+        break;
+      } else {
+        yield { kind: 'problem', line: startLine(event.error), message: describe(event.error) };
+        lastLine = lineBase + event.error.lines;
+        lastEmpty = event.error.empty_lines;
+        lastByte = start + event.error.bytes;
+      }
+    }
+    if (!unclosedQuote) return;
+    const next = await pastNextLine(path, lastByte);
+    const brokenLine = lastLine + next.blankLines + 1;
+    if (restarts >= MAX_RESTARTS) {
+      yield { kind: 'problem', line: brokenLine, message: `a quote opened on this line is never closed: too many broken lines, the rest of the file from here is left out` };
+      return;
+    }
+    yield { kind: 'problem', line: brokenLine, message: describe({ code: 'CSV_QUOTE_NOT_CLOSED' } as CsvError) };
+    start = next.offset;
+    lineBase = brokenLine;
   }
 }

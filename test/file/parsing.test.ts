@@ -1,0 +1,158 @@
+import { writeFile } from 'node:fs/promises';
+import { InputError } from '@verify-hub/core';
+import { FileConnector } from '@verify-hub/connector-file';
+import { fakeVerify, pullAll, readCsvFile, resultsFor, runInOrder, tempDir } from './helpers';
+
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+beforeEach(async () => (tmp = await tempDir()));
+afterEach(async () => tmp.cleanup());
+
+const contactsOf = async (connector: FileConnector) => (await pullAll(connector)).flatMap((p) => p.contacts);
+
+describe('reading delimited files', () => {
+  it('handles a UTF-8 BOM: the first header is clean and the outputs keep the BOM', async () => {
+    const input = await tmp.copy('bom.csv');
+    const connector = new FileConnector({ input });
+    const info = await connector.inspect();
+    expect(info.columns).toEqual(['email', 'first_name']);
+    expect(info.emailColumn).toBe('email');
+    await runInOrder(connector);
+    const summary = await connector.finish();
+    const out = await readCsvFile(summary.output);
+    expect(out.bom).toBe(true);
+    expect(out.rows[0]!.slice(0, 2)).toEqual(['email', 'first_name']);
+    expect(out.rows.slice(1).map((r) => r[0])).toEqual(['ada@example.com', 'bob@example.org']);
+  });
+
+  it.each([
+    ['semicolon.csv', ';', ['ada@example.com', 'ada2@example.com', 'bob@example.org']],
+    ['tab.tsv', '\t', ['ada@example.com', 'bob@example.org']],
+  ])('detects the delimiter of %s and writes the output with it', async (fixture, delimiter, emails) => {
+    const input = await tmp.copy(fixture);
+    const connector = new FileConnector({ input });
+    expect((await connector.inspect()).delimiter).toBe(delimiter);
+    await runInOrder(connector);
+    const summary = await connector.finish();
+    const out = await readCsvFile(summary.output, delimiter);
+    expect(out.rows.slice(1).map((r) => r[1])).toEqual(emails);
+    expect(out.rows[0]!.length).toBe(3 + 9);
+  });
+
+  it.each([
+    [',', 'name,email\n"Doe,J",j@example.com\nAl,al@example.org\n'],
+    [';', 'name;email\n"Doe;J";j@example.com\nAl;al@example.org\n'],
+    ['\t', 'name\temail\n"Doe\tJ"\tj@example.com\nAl\tal@example.org\n'],
+  ])('detects %j in a .csv file, delimiters inside quotes included', async (delimiter, text) => {
+    const input = tmp.file('people.csv');
+    await writeFile(input, text);
+    const connector = new FileConnector({ input });
+    expect((await connector.inspect()).delimiter).toBe(delimiter);
+    const contacts = await contactsOf(connector);
+    expect(contacts.map((c) => c.email)).toEqual(['j@example.com', 'al@example.org']);
+    expect(contacts[0]!.payload).toEqual([`Doe${delimiter}J`, 'j@example.com']);
+  });
+
+  it('keeps quoted commas, quotes and newlines in cells, and writes them back quoted', async () => {
+    const input = await tmp.copy('quoted.csv');
+    const connector = new FileConnector({ input });
+    const contacts = await contactsOf(connector);
+    expect(contacts.map((c) => [c.id, c.payload])).toEqual([
+      ['1', ['1', 'Doe, Jane', 'jane@example.com', 'line one\nline two']],
+      ['2', ['2', 'Smith "Jo"', 'jo@example.org', 'plain']],
+      ['3', ['3', 'Comma, "and" quote', 'info@example.net', 'a,b\nc']],
+    ]);
+    await connector.write(resultsFor(contacts), {});
+    const summary = await connector.finish();
+    const out = await readCsvFile(summary.output);
+    expect(out.rows.slice(1).map((r) => r.slice(0, 4))).toEqual(contacts.map((c) => c.payload));
+  });
+
+  it('reports broken rows by line number and goes on with the rest', async () => {
+    const input = await tmp.copy('broken.csv');
+    const connector = new FileConnector({ input });
+    const pages = await pullAll(connector);
+    expect(pages.flatMap((p) => p.contacts).map((c) => c.email)).toEqual(['a@example.com', 'c@example.com', 'f@example.com']);
+    expect(pages.reduce((n, p) => n + (p.skipped?.unparseable ?? 0), 0)).toBe(3);
+    expect(connector.problems.map((p) => p.line)).toEqual([3, 5, 6]);
+    expect(connector.problems[0]!.message).toMatch(/expected 3, got 2/);
+    expect(connector.problems[1]!.message).toMatch(/never closed/);
+    for (const page of pages) await connector.write(page.contacts.map((contact) => ({ contact, verification: fakeVerify(contact.email) })), {});
+    const summary = await connector.finish();
+    expect(summary.skipped.unparseable).toBe(3);
+    expect(summary.problems.map((p) => p.line)).toEqual([3, 5, 6]);
+    const out = await readCsvFile(summary.output);
+    expect(out.rows.slice(1).map((r) => r[0])).toEqual(['1', '3', '6']);
+  });
+
+  it('reports a record that swallowed several lines at the line it starts on', async () => {
+    const input = tmp.file('span.csv');
+    await writeFile(input, 'a,email\n\n1,x@example.com\n\n\n3,"4\n5,6\n\n"7,8\n9,y@example.com\n');
+    const connector = new FileConnector({ input });
+    const contacts = await contactsOf(connector);
+    expect(contacts.map((c) => c.email)).toEqual(['x@example.com', 'y@example.com']);
+    expect(connector.problems).toEqual([{ line: 6, message: expect.stringMatching(/lines 6-9/) }]);
+  });
+});
+
+describe('the email column', () => {
+  it.each([
+    ['E-Mail Address', 'Name,E-Mail Address\nA,a@example.com\n'],
+    ['Mail', 'Mail,Name\na@example.com,A\n'],
+    ['work_email', 'id,work_email\n1,a@example.com\n'],
+  ])('is found by its header name (%s)', async (name, text) => {
+    const input = tmp.file('h.csv');
+    await writeFile(input, text);
+    const info = await new FileConnector({ input }).inspect();
+    expect(info.emailColumn).toBe(name);
+    expect(info.hasHeader).toBe(true);
+  });
+
+  it('is found by its values when no header names it', async () => {
+    const input = await tmp.copy('unnamed-email.csv');
+    const connector = new FileConnector({ input });
+    const info = await connector.inspect();
+    expect(info.emailColumn).toBe('Contact');
+    expect(info.emailColumnIndex).toBe(1);
+    const pages = await pullAll(connector);
+    expect(pages.flatMap((p) => p.contacts).map((c) => c.email)).toEqual(['ada@example.com', 'bob@example.org', 'carol@example.net']);
+    expect(pages.reduce((n, p) => n + (p.skipped?.no_email ?? 0), 0)).toBe(1);
+  });
+
+  it('reads a headerless list of addresses: every line is a row', async () => {
+    const input = await tmp.copy('headerless.txt');
+    const connector = new FileConnector({ input });
+    const info = await connector.inspect();
+    expect(info).toMatchObject({ hasHeader: false, emailColumn: 'email', rowCount: 4 });
+    const contacts = (await pullAll(connector)).flatMap((p) => p.contacts);
+    expect(contacts.map((c) => [c.id, c.email])).toEqual([['1', 'ada@example.com'], ['2', 'bob@example.org'], ['3', 'not-an-address'], ['4', 'carol@example.net']]);
+  });
+
+  it('follows --column by header name (any case) and by 1-based index', async () => {
+    const input = tmp.file('two.csv');
+    await writeFile(input, 'Email,Backup\nmain@example.com,backup@example.com\n');
+    const byName = await contactsOf(new FileConnector({ input, column: 'BACKUP' }));
+    const byIndex = await contactsOf(new FileConnector({ input, column: '2' }));
+    const detected = await contactsOf(new FileConnector({ input }));
+    expect(byName.map((c) => c.email)).toEqual(['backup@example.com']);
+    expect(byIndex.map((c) => c.email)).toEqual(['backup@example.com']);
+    expect(detected.map((c) => c.email)).toEqual(['main@example.com']);
+  });
+
+  it('refuses a --column that is not there, naming the columns', async () => {
+    const input = await tmp.copy('semicolon.csv');
+    for (const column of ['Phone', '4', '0']) {
+      const error = await new FileConnector({ input, column }).inspect().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).field).toBe('column');
+      expect((error as Error).message).toContain('1:Name, 2:Email, 3:City');
+    }
+  });
+
+  it('refuses a file without any email column, pointing at --column', async () => {
+    const input = tmp.file('none.csv');
+    await writeFile(input, 'name,city\nAda,Paris\nBob,Nice\n');
+    const error = await new FileConnector({ input }).inspect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message).toMatch(/--column/);
+  });
+});
