@@ -10,19 +10,20 @@ import type { RunService } from '@verify-hub/sync-jobs';
  * `verify-hub serve` hands it the real BullMQ pipeline.
  */
 
-/** A platform's pure webhook parser (`connectors/<platform>/src/webhook.ts`): throws core's WebhookRejectedError. */
-export type WebhookParse = (request: RawWebhookRequest, secret: string, now?: number) => ContactEvent[];
+/** The URL segments of a receiver route (Mailchimp's `/webhooks/mailchimp/:connection/:secret`). */
+export interface ReceiverRoute {
+  connection?: string;
+  secret?: string;
+}
 
-/** A mounted receiver: the parser, and where its secret comes from for one delivery. */
-export interface WebhookReceiverSpec {
-  parse: WebhookParse;
-  /**
-   * The secret to check a delivery against. `connection` is the `:connection` URL segment when the
-   * route has one (Mailchimp). `undefined` means the receiver is not configured: the hub answers 404.
-   */
-  secretFor(connection?: string): string | undefined | Promise<string | undefined>;
-  /** The connection an event belongs to (HubSpot: `hubspot-<portalId>`; Mailchimp: the URL's connection). */
-  connectionIdFor(event: ContactEvent, connection?: string): string;
+/**
+ * A mounted platform receiver: checks and parses one delivery with the platform's pure parser
+ * (throwing core's WebhookRejectedError), and names the connection each event belongs to.
+ * `webhook-receivers.ts` builds one per platform from its connector's `parse`.
+ */
+export interface WebhookReceiver {
+  receive(request: RawWebhookRequest, route: ReceiverRoute, now: number): ContactEvent[] | Promise<ContactEvent[]>;
+  connectionIdFor(event: ContactEvent, route: ReceiverRoute): string;
 }
 
 export interface HubAppDeps {
@@ -32,7 +33,7 @@ export interface HubAppDeps {
   /** Bearer token of the admin API and queue UI. Without one the admin API answers 503 (never open). */
   adminToken?: string;
   /** Receivers by platform; a platform without one answers 404 on its webhook route. */
-  webhooks?: { hubspot?: WebhookReceiverSpec; mailchimp?: WebhookReceiverSpec };
+  webhooks?: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
   /** The sync pipeline's Prometheus registry, served at /metrics with the hub's HTTP metrics. */
   metricsRegistry?: Registry;
   /** BullMQ queues shown in the queue UI at /admin/queues. */

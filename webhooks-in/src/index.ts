@@ -7,3 +7,4 @@ export * from './http-errors';
 export { safeEqual } from './auth';
 export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
 export { UPLOAD_EXTENSIONS } from './routes/files';
+export * from './webhook-receivers';

@@ -1,16 +1,20 @@
 import express, { Router, type Request } from 'express';
+import { z } from 'zod';
 import { WebhookRejectedError, type ContactEvent, type Logger, type RawWebhookRequest } from '@verify-hub/core';
 import type { RunService } from '@verify-hub/sync-jobs';
-import type { WebhookReceiverSpec } from '../deps';
+import type { ReceiverRoute, WebhookReceiver } from '../deps';
 import type { DeliveryDedupe } from '../delivery-dedupe';
 import type { HubMetrics } from '../http-metrics';
 import { HttpError, sendError } from '../http-errors';
+import { parseInput } from '../validate';
+
+const ConnectionParams = z.object({ connection: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a connection id') });
 
 /** Platforms cap their payloads well below this (HubSpot: 100 events); anything larger is refused with 413. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export interface WebhookRoutesOptions {
-  receivers: { hubspot?: WebhookReceiverSpec; mailchimp?: WebhookReceiverSpec };
+  receivers: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
   runs: RunService;
   dedupe: DeliveryDedupe;
   metrics: HubMetrics;
@@ -35,14 +39,15 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
   const rawBody = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT });
 
   const receive = (platform: 'hubspot' | 'mailchimp') => async (req: Request, res: express.Response) => {
-    const spec = options.receivers[platform];
-    const connection = typeof req.params.connection === 'string' ? req.params.connection : undefined;
-    const secret = spec ? await spec.secretFor(connection) : undefined;
-    if (!spec || secret === undefined) throw new HttpError(404, 'NOT_FOUND', `no ${platform} webhook receiver is configured here`);
+    const receiver = options.receivers[platform];
+    if (!receiver) throw new HttpError(404, 'NOT_FOUND', `no ${platform} webhook receiver is configured here`);
+    const route: ReceiverRoute = {};
+    if (req.params.connection !== undefined) route.connection = parseInput(ConnectionParams, { connection: req.params.connection }, 'params').connection;
+    if (typeof req.params.secret === 'string') route.secret = req.params.secret;
 
     let events: ContactEvent[];
     try {
-      events = spec.parse(rawRequest(req, options.publicUrl), secret, Date.now());
+      events = await receiver.receive(rawRequest(req, options.publicUrl), route, Date.now());
     } catch (error) {
       if (error instanceof WebhookRejectedError) options.metrics.webhookRejected.inc({ platform, status: String(error.status ?? 400) });
       throw error;
@@ -52,7 +57,7 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
     const fresh = await options.dedupe.claim(keys);
     const toQueue = events.filter((_, i) => fresh[i]);
     try {
-      await Promise.all(toQueue.map((event) => options.runs.enqueueEvent({ ...event, connectionId: spec.connectionIdFor(event, connection) })));
+      await Promise.all(toQueue.map((event) => options.runs.enqueueEvent({ ...event, connectionId: receiver.connectionIdFor(event, route) })));
     } catch (error) {
       // Nothing accepted may be lost: forget the claims so the platform's retry is taken, and ask for one.
       await options.dedupe.release(keys.filter((_, i) => fresh[i])).catch(() => undefined);
