@@ -51,8 +51,10 @@ export async function unsubscribe(z: ZObject, bundle: Bundle): Promise<{ id: str
  */
 export async function performHook(z: ZObject, bundle: Bundle): Promise<RunView[]> {
   const secret = (bundle.subscribeData as Subscription | undefined)?.secret;
-  if (secret) {
-    const raw = bundle.rawRequest;
+  const raw = bundle.rawRequest;
+  // Zapier hands hook performs the raw request; should a runtime not, the delivery cannot be checked.
+  if (secret && raw?.content === undefined) z.console.log('List Cleaning Finished: no raw request to check the signature against');
+  else if (secret) {
     const valid = isValidHookSignature(secret, headerOf(raw?.headers, 'X-VerifyHub-Signature'), raw?.content ?? '');
     if (!valid) throw new z.errors.Error('Ignored a List Cleaning Finished delivery without a valid verify-hub signature.', 'BAD_SIGNATURE', 401);
   }
