@@ -1,2 +1,11 @@
-// Filled in by this package's issue.
-export {};
+export * from './local-engine';
+export * from './options';
+export * from './scoring';
+export * from './providers';
+export * from './smtp-classify';
+export { parseReply, type SmtpReply } from './smtp-session';
+export { checkSyntax, type SyntaxResult } from './checks/syntax';
+export { isReservedDomain } from './checks/reserved-domains';
+export { isDisposableDomain, isFreeProviderDomain, typoSuggestion } from './checks/domain-lists';
+export { isRoleAccount, isGibberish, subAddress, spamTrapLevel } from './checks/local-part';
+export { isNonPublicAddress } from './checks/mail-hosts';

@@ -1,0 +1,322 @@
+import { EventEmitter } from 'node:events';
+import {
+  normalizeEmail,
+  syntaxInvalidVerification,
+  VerificationSchema,
+  type Checks,
+  type Deliverability,
+  type Verification,
+  type Verifier,
+  type VerifyOptions,
+} from '@verify-hub/core';
+import { checkAuthentication, type AuthenticationResult } from './checks/authentication';
+import { checkBlacklists, type BlacklistResult } from './checks/dnsbl';
+import { isDisposableDomain, isFreeProviderDomain, typoSuggestion } from './checks/domain-lists';
+import { isGibberish, isRoleAccount, spamTrapLevel, subAddress, type SpamTrapEvidence } from './checks/local-part';
+import { findMailHosts, isNonPublicAddress, type MailHost, type MailHostsResult } from './checks/mail-hosts';
+import { isReservedDomain } from './checks/reserved-domains';
+import { checkSyntax } from './checks/syntax';
+import { ANCHOR_TLD, DnsClient } from './dns-client';
+import { resolveOptions, type LocalEngineOptions, type ResolvedOptions } from './options';
+import { detectProvider, type ProviderStrategy } from './providers';
+import { deliverabilityGrade, scoreFor } from './scoring';
+import { probeMailbox, type ProbeResult } from './smtp-probe';
+import { TtlCache } from './ttl-cache';
+
+/** The names of the 28 checks, as reported (engine/README.md has the table). */
+export const CHECK_NAMES = [
+  'syntax', 'typo_suggestion', 'domain_exists', 'mx', 'implicit_mx', 'null_mx', 'mx_private', 'smtp_connect', 'smtp_greeting', 'starttls',
+  'smtp', 'catch_all', 'greylisted', 'mailbox_full', 'mailbox_disabled', 'smtp_reply', 'provider', 'disposable', 'role_account',
+  'free_provider', 'spam_trap_risk', 'blacklist', 'spf', 'dmarc', 'dkim', 'sub_addressing', 'gibberish', 'reserved_domain',
+] as const;
+
+interface DomainFacts {
+  mailHosts: MailHostsResult;
+  /** Set when the resolver gave no usable answer: `dns_unavailable` (it cannot see the internet) or `dns_error`. */
+  dnsProblem: 'dns_unavailable' | 'dns_error' | null;
+  /** NXDOMAIN confirmed by a resolver that answers for the TLD (or for `com`, when the TLD itself does not exist). */
+  nxdomainConfirmed: boolean;
+  auth: AuthenticationResult | null;
+  blacklist: BlacklistResult | null;
+}
+
+export interface LocalEngineEvents {
+  /** Emitted once, the first time the resolver is found unable to see the internet. */
+  'dns-unavailable': [];
+}
+
+/**
+ * The in-process verification engine (DESIGN.md §3). Constructing one is cheap: lists load on first use
+ * and no socket is opened until `verify`. It never throws for an address: every failure becomes an
+ * `unknown`, not-billable result with a reason.
+ */
+export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Verifier {
+  readonly options: ResolvedOptions;
+  /** True once the resolver was found unable to see the internet (sandbox, locked-down host). */
+  dnsUnavailable = false;
+  private readonly dns: DnsClient;
+  private readonly domainCache: TtlCache<DomainFacts>;
+
+  constructor(options: LocalEngineOptions = {}) {
+    super();
+    this.options = resolveOptions(options);
+    this.dns = new DnsClient(this.options.dnsServers, this.options.dnsTimeoutMs, this.options.domainCacheTtlMs);
+    this.domainCache = new TtlCache(this.options.domainCacheTtlMs);
+  }
+
+  /** Whether the resolver can see the internet (it answers for `com`). Sets `dnsUnavailable` and emits once. */
+  async checkDns(): Promise<boolean> {
+    const ok = await this.dns.zoneAnswers(ANCHOR_TLD);
+    if (!ok) this.markDnsUnavailable();
+    else this.dnsUnavailable = false;
+    return ok;
+  }
+
+  /** Forgets cached domain facts (for example after the resolver was fixed). */
+  clearCache(): void {
+    this.domainCache.clear();
+  }
+
+  async verify(email: string, { signal }: VerifyOptions = {}): Promise<Verification> {
+    const now = this.options.now();
+    const pre = normalizeEmail(email);
+    const syntax = checkSyntax(typeof email === 'string' ? email : '');
+    if (!pre.ok || !syntax.ok) {
+      const v = syntaxInvalidVerification(email, now);
+      return VerificationSchema.parse({ ...v, checks: { ...v.checks, syntaxProblem: !syntax.ok ? syntax.problem : pre.ok ? 'invalid' : pre.problem } });
+    }
+    const deadline = AbortSignal.timeout(this.options.totalTimeoutMs);
+    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const domain = syntax.domain;
+    const localPart = syntax.localPart;
+    const typo = syntax.ipLiteral ? null : typoSuggestion(domain);
+    const roleAccount = isRoleAccount(localPart);
+    const gibberish = isGibberish(localPart);
+    const checks: Checks & Record<string, unknown> = {
+      syntax: true,
+      mx: null,
+      smtp: null,
+      disposable: !syntax.ipLiteral && isDisposableDomain(domain),
+      roleAccount,
+      catchAll: null,
+      freeProvider: !syntax.ipLiteral && isFreeProviderDomain(domain),
+      spamTrapRisk: 'none',
+      typoSuggestion: typo,
+      domainExists: null,
+      implicitMx: null,
+      nullMx: null,
+      mxPrivate: null,
+      smtpConnect: null,
+      smtpGreeting: null,
+      starttls: null,
+      greylisted: null,
+      mailboxFull: null,
+      mailboxDisabled: null,
+      smtpReply: null,
+      provider: null,
+      subAddressing: subAddress(localPart).tag !== null,
+      gibberish,
+      reservedDomain: !syntax.ipLiteral && isReservedDomain(domain),
+    };
+    const trapEvidence: SpamTrapEvidence = { localPart, typoDomain: typo !== null, roleAccount, gibberish, catchAll: null, blacklisted: false };
+    let deliverability: Deliverability | undefined;
+    let hasMailHost = false;
+    const finish = (reason: string): Verification => {
+      checks.spamTrapRisk = spamTrapLevel(trapEvidence);
+      const auth = deliverability?.authentication;
+      const { risk, score } = scoreFor(
+        reason,
+        {
+          gibberish,
+          spamTrapRisk: checks.spamTrapRisk,
+          blacklisted: trapEvidence.blacklisted,
+          typoSuggestion: typo !== null,
+          noAuthentication: auth !== undefined && auth.spf === false && auth.dmarc === false,
+        },
+        hasMailHost,
+      );
+      return VerificationSchema.parse({
+        email,
+        normalized: pre.normalized,
+        score,
+        risk,
+        reason,
+        checks,
+        ...(deliverability ? { deliverability } : {}),
+        checkedAt: now.toISOString(),
+        billable: risk !== 'unknown',
+      });
+    };
+
+    if (checks.reservedDomain) return finish('reserved_domain');
+    if (syntax.ipLiteral) return finish('ip_literal');
+    if (checks.disposable) return finish('disposable');
+
+    const facts = await this.domainFacts(domain);
+    if (facts.dnsProblem) return finish(facts.dnsProblem);
+    const hosts = facts.mailHosts;
+    if (hosts.kind === 'nxdomain') {
+      checks.domainExists = false;
+      checks.mx = false;
+      return finish('domain_not_found');
+    }
+    checks.domainExists = true;
+    if (hosts.kind === 'null_mx') {
+      Object.assign(checks, { mx: false, nullMx: true });
+      return finish('null_mx');
+    }
+    checks.nullMx = false;
+    if (hosts.kind !== 'hosts') {
+      Object.assign(checks, { mx: false, implicitMx: false });
+      return finish('no_mx');
+    }
+    if (facts.auth && facts.blacklist) {
+      const grade = deliverabilityGrade(facts.auth, facts.blacklist.listedCount);
+      deliverability = {
+        ...grade,
+        authentication: facts.auth,
+        blacklist: { listed: facts.blacklist.listed, listedCount: facts.blacklist.listedCount, totalChecks: facts.blacklist.totalChecks },
+      };
+      trapEvidence.blacklisted = facts.blacklist.listed;
+    }
+    const strategy = detectProvider(hosts.hosts.map((h) => h.name));
+    checks.provider = strategy?.id ?? null;
+    checks.mx = true;
+    checks.implicitMx = hosts.implicit;
+    const allPrivate = hosts.hosts.every((h) => h.addresses.every(isNonPublicAddress));
+    checks.mxPrivate = allPrivate;
+    if (allPrivate && !this.options.allowPrivateMx) return finish('mx_private');
+    hasMailHost = true;
+    if (!this.options.smtp) return finish('smtp_not_checked');
+
+    const usable = this.options.allowPrivateMx ? hosts.hosts : publicOnly(hosts.hosts);
+    const probe = await probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
+      port: this.options.smtpPort,
+      heloName: this.options.heloName,
+      mailFrom: this.options.mailFrom,
+      starttls: this.options.starttls,
+      catchAllProbe: this.options.catchAllProbe,
+      connectTimeoutMs: this.options.smtpConnectTimeoutMs,
+      commandTimeoutMs: this.options.smtpCommandTimeoutMs,
+      randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
+      signal: combined,
+    });
+    if (signal?.aborted) throw signal.reason;
+    return finish(applyProbe(probe, checks, strategy, trapEvidence));
+  }
+
+  private async domainFacts(domain: string): Promise<DomainFacts> {
+    const facts = await this.lookUpDomain(domain);
+    // A resolver problem is not a fact about the domain: ask again next time.
+    if (facts.dnsProblem) this.domainCache.delete(domain);
+    return facts;
+  }
+
+  private lookUpDomain(domain: string): Promise<DomainFacts> {
+    return this.domainCache.get(domain, async () => {
+      const facts: DomainFacts = { mailHosts: { kind: 'error', code: 'ENOTQUERIED' }, dnsProblem: null, nxdomainConfirmed: false, auth: null, blacklist: null };
+      // Once the resolver was found blind, answer at once (the anchor probe is cached) instead of timing out per domain.
+      if (this.dnsUnavailable && !(await this.checkDns())) return { ...facts, dnsProblem: 'dns_unavailable' };
+      facts.mailHosts = await findMailHosts(this.dns, domain);
+      if (facts.mailHosts.kind === 'nxdomain' || facts.mailHosts.kind === 'error') {
+        const tld = domain.slice(domain.lastIndexOf('.') + 1);
+        const tldAnswers = facts.mailHosts.kind === 'nxdomain' && (await this.dns.zoneAnswers(tld));
+        if (!tldAnswers && !(await this.checkDns())) return { ...facts, dnsProblem: 'dns_unavailable' };
+        if (facts.mailHosts.kind === 'error') return { ...facts, dnsProblem: 'dns_error' };
+        return { ...facts, nxdomainConfirmed: true };
+      }
+      if (facts.mailHosts.kind === 'hosts') {
+        const addresses = facts.mailHosts.hosts[0]!.addresses;
+        const [auth, blacklist] = await Promise.all([
+          checkAuthentication(this.dns, domain, this.options.dkimSelectors),
+          checkBlacklists(this.dns, addresses.filter((a) => !isNonPublicAddress(a) || this.options.allowPrivateMx), this.options.dnsblZones),
+        ]);
+        facts.auth = auth;
+        facts.blacklist = blacklist;
+      }
+      return facts;
+    });
+  }
+
+  private markDnsUnavailable(): void {
+    if (this.dnsUnavailable) return;
+    this.dnsUnavailable = true;
+    this.emit('dns-unavailable');
+  }
+}
+
+/** Copies what the SMTP conversation showed into the checks and returns the reason. */
+function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>, strategy: ProviderStrategy | null, trap: SpamTrapEvidence): string {
+  checks.smtpConnect = probe.connected;
+  checks.smtpGreeting = probe.greeting;
+  checks.starttls = probe.starttls;
+  const reply = probe.rcpt?.reply ?? probe.failureReply;
+  checks.smtpReply = reply ? { code: reply.code, enhancedCode: reply.enhanced, class: probe.rcpt?.class ?? probe.failure } : null;
+  switch (probe.failure) {
+    case 'connect_failed':
+      return 'smtp_unreachable';
+    case 'tls_failed':
+      return 'smtp_unreachable';
+    case 'timeout':
+      return 'smtp_timeout';
+    case 'dropped':
+      return 'smtp_connection_dropped';
+    case 'greeting_rejected':
+    case 'helo_rejected':
+    case 'sender_rejected':
+      return 'smtp_blocked';
+    case null:
+      break;
+  }
+  const rcpt = probe.rcpt!;
+  checks.greylisted = rcpt.class === 'greylisted';
+  checks.mailboxFull = rcpt.class === 'mailbox_full';
+  checks.mailboxDisabled = rcpt.class === 'mailbox_disabled';
+  switch (rcpt.class) {
+    case 'mailbox_not_found':
+      checks.smtp = false;
+      return 'mailbox_not_found';
+    case 'mailbox_disabled':
+      checks.smtp = false;
+      return 'mailbox_disabled';
+    case 'mailbox_full':
+      checks.smtp = true;
+      return 'mailbox_full';
+    case 'greylisted':
+      checks.retryAfterSeconds = retryHint(rcpt.reply.text);
+      return 'greylisted';
+    case 'temporary':
+      return 'smtp_temporary_failure';
+    case 'blocked':
+      return 'smtp_blocked';
+    case 'ambiguous':
+      return 'smtp_ambiguous';
+    case 'accepted':
+      break;
+  }
+  checks.smtp = true;
+  if (strategy?.acceptsAllRcpt) {
+    checks.catchAll = true;
+    checks.catchAllConfidence = 0.9;
+  } else if (probe.randomAccepted !== null) {
+    checks.catchAll = probe.randomAccepted;
+    checks.catchAllConfidence = probe.randomAccepted ? 0.95 : 0.05;
+  }
+  trap.catchAll = checks.catchAll;
+  if (checks.catchAll) return 'catch_all';
+  if (spamTrapLevel(trap) === 'high') return 'spam_trap';
+  if (checks.roleAccount) return 'role_account';
+  return 'deliverable';
+}
+
+function publicOnly(hosts: MailHost[]): MailHost[] {
+  return hosts.map((h) => ({ ...h, addresses: h.addresses.filter((a) => !isNonPublicAddress(a)) })).filter((h) => h.addresses.length > 0);
+}
+
+/** Seconds to wait before re-checking a greylisted address: what the server says, else 5 minutes. */
+function retryHint(text: string): number {
+  const m = /(\d+)\s*(s|sec|secs|seconds?|m|min|mins|minutes?)\b/i.exec(text);
+  if (!m) return 300;
+  const n = Number(m[1]);
+  return /^m/i.test(m[2]!) ? n * 60 : n;
+}

@@ -1,0 +1,81 @@
+/** Settings of the local engine. Every network step is bounded by one of these timeouts. */
+export interface LocalEngineOptions {
+  /** Resolver servers (`ip` or `ip:port`); default: the system's resolvers. */
+  dnsServers?: string[];
+  /** Per DNS query, milliseconds (default 2000). */
+  dnsTimeoutMs?: number;
+  /** Talk SMTP to the mail servers (default true). Off: mailbox-level checks are skipped and the result says so. */
+  smtp?: boolean;
+  /** SMTP port of the mail servers (default 25; tests point it at a local peer). */
+  smtpPort?: number;
+  /** TCP connect to the mail server, milliseconds (default 5000). */
+  smtpConnectTimeoutMs?: number;
+  /** Each SMTP reply, milliseconds (default 8000). */
+  smtpCommandTimeoutMs?: number;
+  /** The whole verification, milliseconds (default 20000): past it the result is unknown. */
+  totalTimeoutMs?: number;
+  /** The envelope sender of the probe (default `verify@<heloName>`). Nothing is ever sent. */
+  mailFrom?: string;
+  /** Name given in EHLO (default `localhost`: set a real name that resolves to your IP in production). */
+  heloName?: string;
+  /** Upgrade with STARTTLS when the server offers it (default true). */
+  starttls?: boolean;
+  /** Probe a random address to detect catch-all domains (default true). */
+  catchAllProbe?: boolean;
+  /**
+   * Connect to MX hosts that resolve to private, loopback or link-local addresses (default false: such a
+   * domain cannot receive mail from the internet, and a self-hosted API must not be turned into a probe of
+   * its own network). Tests with local peers turn it on.
+   */
+  allowPrivateMx?: boolean;
+  /** DNSBL zones queried for the MX addresses (default: the 10 zones of `DEFAULT_DNSBL_ZONES`). */
+  dnsblZones?: string[];
+  /** DKIM selectors tried (default: `DEFAULT_DKIM_SELECTORS`). */
+  dkimSelectors?: string[];
+  /** How long domain-level facts (MX, authentication, DNSBL, catch-all, TLD reachability) are cached, ms (default 600000; 0 = off). */
+  domainCacheTtlMs?: number;
+  /** Source of randomness for the catch-all probe address (tests). */
+  randomToken?: () => string;
+  /** Clock (tests). */
+  now?: () => Date;
+}
+
+export const DEFAULT_DNSBL_ZONES = [
+  'zen.spamhaus.org',
+  'bl.spamcop.net',
+  'b.barracudacentral.org',
+  'dnsbl.sorbs.net',
+  'psbl.surriel.com',
+  'bl.mailspike.net',
+  'dnsbl-1.uceprotect.net',
+  'dnsbl.dronebl.org',
+  'ix.dnsbl.manitu.net',
+  'all.s5h.net',
+];
+
+export const DEFAULT_DKIM_SELECTORS = ['default', 'google', 'selector1', 'selector2', 'k1', 'dkim', 's1', 'mail'];
+
+export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom'>> & { dnsServers?: string[]; mailFrom: string };
+
+export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
+  const heloName = o.heloName ?? 'localhost';
+  return {
+    dnsServers: o.dnsServers,
+    dnsTimeoutMs: o.dnsTimeoutMs ?? 2000,
+    smtp: o.smtp ?? true,
+    smtpPort: o.smtpPort ?? 25,
+    smtpConnectTimeoutMs: o.smtpConnectTimeoutMs ?? 5000,
+    smtpCommandTimeoutMs: o.smtpCommandTimeoutMs ?? 8000,
+    totalTimeoutMs: o.totalTimeoutMs ?? 20_000,
+    mailFrom: o.mailFrom ?? `verify@${heloName}`,
+    heloName,
+    starttls: o.starttls ?? true,
+    catchAllProbe: o.catchAllProbe ?? true,
+    allowPrivateMx: o.allowPrivateMx ?? false,
+    dnsblZones: o.dnsblZones ?? DEFAULT_DNSBL_ZONES,
+    dkimSelectors: o.dkimSelectors ?? DEFAULT_DKIM_SELECTORS,
+    domainCacheTtlMs: o.domainCacheTtlMs ?? 600_000,
+    randomToken: o.randomToken ?? (() => require('node:crypto').randomBytes(6).toString('hex') as string),
+    now: o.now ?? (() => new Date()),
+  };
+}

@@ -1,0 +1,106 @@
+import { classifyReply, type ReplyClass } from './smtp-classify';
+import { SmtpNetworkError, SmtpSession, type SmtpReply } from './smtp-session';
+import type { MailHost } from './checks/mail-hosts';
+import type { ProviderStrategy } from './providers';
+
+export interface ProbeSettings {
+  port: number;
+  heloName: string;
+  mailFrom: string;
+  starttls: boolean;
+  catchAllProbe: boolean;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  randomLocalPart: () => string;
+  signal?: AbortSignal;
+}
+
+export type ProbeFailure = SmtpNetworkError['kind'] | 'greeting_rejected' | 'helo_rejected' | 'sender_rejected';
+
+export interface ProbeResult {
+  host: string | null;
+  connected: boolean;
+  /** 220 greeting and EHLO (or HELO) accepted. */
+  greeting: boolean | null;
+  /** STARTTLS offered and the upgrade succeeded; false when offered and it failed or when not offered. */
+  starttls: boolean | null;
+  /** The RCPT TO answer for the mailbox, when the conversation got that far. */
+  rcpt: { class: ReplyClass; reply: SmtpReply } | null;
+  /** A random address at the same domain was accepted (null: not probed or no clear answer). */
+  randomAccepted: boolean | null;
+  failure: ProbeFailure | null;
+  /** The reply behind a failure at greeting, EHLO or MAIL FROM. */
+  failureReply?: SmtpReply;
+}
+
+/**
+ * The SMTP conversation: connect, greeting, EHLO (STARTTLS and EHLO again when offered), MAIL FROM,
+ * RCPT TO the mailbox, RCPT TO a random address (catch-all probe), QUIT. Never DATA. Tries the next MX
+ * only when a connection cannot be made at all.
+ */
+export async function probeMailbox(hosts: MailHost[], address: string, domain: string, strategy: ProviderStrategy | null, s: ProbeSettings): Promise<ProbeResult> {
+  let last: ProbeResult = { host: null, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: 'connect_failed' };
+  for (const host of hosts.slice(0, 2)) {
+    for (const ip of host.addresses.slice(0, 1)) {
+      last = await conversation(ip, host.name, address, domain, strategy, s, s.starttls);
+      // A failed TLS upgrade leaves the connection unusable: try once more in plain text.
+      if (last.failure === 'tls_failed') last = { ...(await conversation(ip, host.name, address, domain, strategy, s, false)), starttls: false };
+      if (last.connected || s.signal?.aborted) return last;
+    }
+  }
+  return last;
+}
+
+async function conversation(ip: string, hostName: string, address: string, domain: string, strategy: ProviderStrategy | null, s: ProbeSettings, useTls: boolean): Promise<ProbeResult> {
+  const result: ProbeResult = { host: hostName, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: null };
+  let session: SmtpSession | undefined;
+  try {
+    const opened = await SmtpSession.open({ host: ip, port: s.port, connectTimeoutMs: s.connectTimeoutMs, commandTimeoutMs: s.commandTimeoutMs, signal: s.signal });
+    session = opened.session;
+    result.connected = true;
+    if (opened.greeting.code !== 220) return fail(result, 'greeting_rejected', opened.greeting);
+    let ehlo = await session.command(`EHLO ${s.heloName}`);
+    if (ehlo.code !== 250) {
+      ehlo = await session.command(`HELO ${s.heloName}`);
+      if (ehlo.code !== 250) return fail(result, 'helo_rejected', ehlo);
+    }
+    const offersTls = ehlo.lines.some((l) => /^250[- ]STARTTLS\b/i.test(l));
+    result.starttls = offersTls ? null : false;
+    if (offersTls && useTls) {
+      const ready = await session.command('STARTTLS');
+      if (ready.code === 220) {
+        await session.startTls(hostName);
+        result.starttls = true;
+        const again = await session.command(`EHLO ${s.heloName}`);
+        if (again.code !== 250) return fail(result, 'helo_rejected', again);
+      } else {
+        result.starttls = false;
+      }
+    } else if (offersTls) {
+      result.starttls = false;
+    }
+    result.greeting = true;
+    const from = await session.command(`MAIL FROM:<${s.mailFrom}>`);
+    if (from.code !== 250) return fail(result, 'sender_rejected', from);
+    const rcpt = await session.command(`RCPT TO:<${address}>`);
+    result.rcpt = { class: classifyReply(rcpt), reply: rcpt };
+    if (result.rcpt.class === 'accepted' && s.catchAllProbe && (strategy?.catchAllProbe ?? true) && !strategy?.acceptsAllRcpt) {
+      const random = await session.command(`RCPT TO:<${s.randomLocalPart()}@${domain}>`);
+      const cls = classifyReply(random);
+      result.randomAccepted = cls === 'accepted' ? true : cls === 'mailbox_not_found' || cls === 'mailbox_disabled' ? false : null;
+    }
+    return result;
+  } catch (error) {
+    if (error instanceof SmtpNetworkError) {
+      if (result.greeting === null && result.connected && error.kind !== 'tls_failed') result.greeting = false;
+      return { ...result, failure: error.kind };
+    }
+    throw error;
+  } finally {
+    await session?.quit();
+  }
+}
+
+function fail(result: ProbeResult, failure: ProbeFailure, reply: SmtpReply): ProbeResult {
+  return { ...result, greeting: failure === 'sender_rejected' ? result.greeting : false, failure, failureReply: reply };
+}

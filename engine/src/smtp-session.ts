@@ -1,0 +1,185 @@
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+
+export interface SmtpReply {
+  code: number;
+  /** RFC 3463 enhanced status code (`5.1.1`), when the server gives one. */
+  enhanced: string | null;
+  /** The reply text, lines joined with a space, enhanced code removed. */
+  text: string;
+  lines: string[];
+}
+
+/** Why a session ended without a reply: the probe reports each as a distinct `unknown` reason. */
+export class SmtpNetworkError extends Error {
+  constructor(readonly kind: 'connect_failed' | 'timeout' | 'dropped' | 'tls_failed', message: string) {
+    super(message);
+    this.name = 'SmtpNetworkError';
+  }
+}
+
+export interface SmtpSessionOptions {
+  host: string;
+  port: number;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+const MAX_REPLY_BYTES = 64 * 1024;
+
+/**
+ * One SMTP client conversation, command by command. It can EHLO, STARTTLS, MAIL FROM, RCPT TO and
+ * QUIT: there is deliberately no DATA, so this code cannot send a message.
+ */
+export class SmtpSession {
+  private socket: Socket | TLSSocket;
+  private buffer = '';
+  private pending?: { resolve: (r: SmtpReply) => void; reject: (e: Error) => void; lines: string[] };
+  private failure?: Error;
+  private readonly onAbort = () => this.fail(new SmtpNetworkError('timeout', 'verification deadline reached'));
+
+  private constructor(socket: Socket, private readonly options: SmtpSessionOptions) {
+    this.socket = socket;
+    this.attach(socket);
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Connects and reads the greeting. */
+  static async open(options: SmtpSessionOptions): Promise<{ session: SmtpSession; greeting: SmtpReply }> {
+    if (options.signal?.aborted) throw new SmtpNetworkError('timeout', 'verification deadline reached');
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const s = netConnect({ host: options.host, port: options.port });
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new SmtpNetworkError('timeout', `no connection to ${options.host}:${options.port} within ${options.connectTimeoutMs} ms`));
+      }, options.connectTimeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        s.removeAllListeners('error');
+        resolve(s);
+      });
+      s.once('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(new SmtpNetworkError('connect_failed', `cannot connect to ${options.host}:${options.port} (${e.code ?? e.message})`));
+      });
+    });
+    const session = new SmtpSession(socket, options);
+    try {
+      const greeting = await session.read();
+      return { session, greeting };
+    } catch (error) {
+      session.destroy();
+      throw error;
+    }
+  }
+
+  async command(line: string): Promise<SmtpReply> {
+    if (/[\r\n]/.test(line)) throw new Error('SMTP command must be one line');
+    if (/^DATA\b/i.test(line)) throw new Error('the engine never sends DATA');
+    const reply = this.read();
+    this.socket.write(`${line}\r\n`);
+    return reply;
+  }
+
+  /** STARTTLS on the open connection. The MX's certificate is not verified: nothing secret is sent, and many MX certificates do not match. */
+  async startTls(servername: string): Promise<void> {
+    const plain = this.socket as Socket;
+    plain.removeAllListeners('data');
+    plain.removeAllListeners('close');
+    plain.removeAllListeners('error');
+    const secure = await new Promise<TLSSocket>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new SmtpNetworkError('timeout', 'TLS handshake timed out')), this.options.commandTimeoutMs);
+      const s = tlsConnect({ socket: plain, servername: /^[\d.:]+$/.test(servername) ? undefined : servername, rejectUnauthorized: false }, () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once('error', (e) => {
+        clearTimeout(timer);
+        reject(new SmtpNetworkError('tls_failed', `TLS handshake failed (${e.message})`));
+      });
+    }).catch((error: Error) => {
+      plain.destroy();
+      throw error;
+    });
+    secure.removeAllListeners('error');
+    this.socket = secure;
+    this.buffer = '';
+    this.attach(secure);
+  }
+
+  /** Polite end: QUIT, wait briefly for the 221, then close whatever happens. */
+  async quit(): Promise<void> {
+    try {
+      if (!this.failure) await Promise.race([this.command('QUIT'), new Promise((r) => setTimeout(r, 200).unref())]);
+    } catch {
+      // the conversation is over either way
+    } finally {
+      this.destroy();
+    }
+  }
+
+  destroy(): void {
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.socket.destroy();
+  }
+
+  private attach(socket: Socket | TLSSocket): void {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => this.onData(chunk));
+    socket.on('error', () => this.fail(new SmtpNetworkError('dropped', 'connection error')));
+    socket.on('close', () => this.fail(new SmtpNetworkError('dropped', 'connection closed by the server')));
+  }
+
+  private read(): Promise<SmtpReply> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<SmtpReply>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(new SmtpNetworkError('timeout', `no SMTP reply within ${this.options.commandTimeoutMs} ms`)), this.options.commandTimeoutMs);
+      this.pending = {
+        lines: [],
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.onData('');
+    });
+  }
+
+  private onData(chunk: string): void {
+    this.buffer += chunk;
+    if (this.buffer.length > MAX_REPLY_BYTES) return this.fail(new SmtpNetworkError('dropped', 'SMTP reply too long'));
+    let eol: number;
+    while (this.pending && (eol = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, eol).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(eol + 1);
+      const pending = this.pending;
+      pending.lines.push(line);
+      // "250-..." continues a multi-line reply; "250 ..." (or a bare code) ends it.
+      if (/^\d{3}-/.test(line)) continue;
+      this.pending = undefined;
+      pending.resolve(parseReply(pending.lines));
+    }
+  }
+
+  private fail(error: Error): void {
+    if (!this.failure) this.failure = error;
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.reject(this.failure);
+    this.socket.destroy();
+  }
+}
+
+export function parseReply(lines: string[]): SmtpReply {
+  const code = Number.parseInt(lines[lines.length - 1]?.slice(0, 3) ?? '', 10);
+  const texts = lines.map((l) => l.slice(4));
+  const enhancedMatch = /^([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(texts[0] ?? '');
+  const enhanced = enhancedMatch ? `${enhancedMatch[1]}.${enhancedMatch[2]}.${enhancedMatch[3]}` : null;
+  const text = texts.map((t) => (enhanced ? t.replace(/^[245]\.\d{1,3}\.\d{1,3}\s*/, '') : t)).join(' ').trim();
+  return { code: Number.isFinite(code) ? code : 0, enhanced, text, lines };
+}

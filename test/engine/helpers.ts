@@ -1,0 +1,19 @@
+import { LocalEngine, type LocalEngineOptions } from '@verify-hub/engine';
+import type { MailWorld } from '../fakes/mail-peers';
+
+/** An engine wired to the loopback mail world, with short timeouts so failures are found quickly. */
+export function engineFor(world: MailWorld, options: LocalEngineOptions = {}): LocalEngine {
+  return new LocalEngine({
+    dnsServers: [world.dnsServer],
+    smtpPort: world.smtpPort,
+    allowPrivateMx: true,
+    dnsTimeoutMs: 400,
+    smtpConnectTimeoutMs: 500,
+    smtpCommandTimeoutMs: 400,
+    totalTimeoutMs: 5000,
+    heloName: 'verifier.acme-tools.com',
+    mailFrom: 'probe@verifier.acme-tools.com',
+    domainCacheTtlMs: 0,
+    ...options,
+  });
+}

@@ -1,0 +1,3 @@
+export * from './dns-peer';
+export * from './smtp-peer';
+export * from './mail-world';

@@ -1,0 +1,158 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+
+/**
+ * A local SMTP server for tests (built on smtp-server), scripted per mailbox. It speaks real SMTP on
+ * loopback (greeting, EHLO, STARTTLS with smtp-server's own certificate, MAIL FROM, RCPT TO) and records
+ * every command of every connection, so tests can assert the engine's side of the conversation: QUIT
+ * before DATA, always.
+ */
+export type MailboxBehaviour =
+  | 'accept' // 250
+  | 'not-found' // 550 5.1.1
+  | 'full' // 552 5.2.2
+  | 'disabled' // 550 5.2.1
+  | 'greylist' // 450 4.7.1
+  | 'blocked' // 554 5.7.1 (the probe's IP is on a blocklist)
+  | 'drop' // the server closes the connection
+  | 'hang' // the server never answers
+  | { code: number; message: string };
+
+export interface SmtpPeerOptions {
+  /** Answer for mailboxes without a script: 'not-found' (default) or 'accept' (a catch-all domain). */
+  unscripted?: MailboxBehaviour;
+  /** Offer STARTTLS (default true). */
+  starttls?: boolean;
+  /** Refuse MAIL FROM with this reply. */
+  rejectSender?: { code: number; message: string };
+}
+
+export interface RecordedConnection {
+  id: string;
+  commands: string[];
+  secure: boolean;
+}
+
+export class SmtpPeer {
+  readonly connections = new Map<string, RecordedConnection>();
+  /** How many times any client sent DATA (tests assert 0). */
+  dataCommands = 0;
+  private readonly scripts = new Map<string, MailboxBehaviour>();
+  private readonly domainDefaults = new Map<string, MailboxBehaviour>();
+  private server?: SMTPServer;
+  private readonly hanging = new Set<() => void>();
+
+  constructor(private readonly options: SmtpPeerOptions = {}) {}
+
+  /** The answer for every unscripted mailbox at one domain (for example 'accept' for a catch-all domain). */
+  domainDefault(domain: string, behaviour: MailboxBehaviour): this {
+    this.domainDefaults.set(domain.toLowerCase(), behaviour);
+    return this;
+  }
+
+  script(address: string, behaviour: MailboxBehaviour): this {
+    this.scripts.set(address.toLowerCase(), behaviour);
+    return this;
+  }
+
+  /** Every command of every connection, in order ("EHLO", "MAIL", "RCPT", "QUIT", ...). */
+  commandNames(): string[][] {
+    return [...this.connections.values()].map((c) => c.commands.map((line) => line.split(/[\s:]/)[0]!.toUpperCase()));
+  }
+
+  rcptAddresses(): string[] {
+    return [...this.connections.values()].flatMap((c) => c.commands.filter((l) => /^RCPT TO:/i.test(l)).map((l) => l.replace(/^RCPT TO:\s*<?([^>]*)>?.*$/i, '$1')));
+  }
+
+  async start(): Promise<number> {
+    const record = (cid: string) => {
+      let c = this.connections.get(cid);
+      if (!c) this.connections.set(cid, (c = { id: cid, commands: [], secure: false }));
+      return c;
+    };
+    const logger = {
+      info: () => undefined,
+      error: () => undefined,
+      debug: (meta: { tnx?: string; cid?: string }, ...message: unknown[]) => {
+        if (meta?.tnx === 'command' && meta.cid) record(meta.cid).commands.push(String(message[1] ?? ''));
+      },
+    };
+    // smtp-server's own test certificate, passed explicitly (it is only ever used on loopback here).
+    const { key, cert } = require('smtp-server/lib/tls-options')() as { key: Buffer; cert: Buffer };
+    this.server = new SMTPServer({
+      key,
+      cert,
+      logger: logger as never,
+      authOptional: true,
+      disabledCommands: ['AUTH'],
+      hideSTARTTLS: this.options.starttls === false,
+      closeTimeout: 200,
+      banner: 'mail-peer ready',
+      onConnect: (_session, callback) => callback(),
+      onSecure: (_socket, session, callback) => {
+        record(session.id).secure = true;
+        callback();
+      },
+      onMailFrom: (_address, _session, callback) => {
+        const reject = this.options.rejectSender;
+        if (reject) return callback(smtpError(reject.code, reject.message));
+        callback();
+      },
+      onRcptTo: (address, session, callback) => this.onRcpt(address, session, callback),
+      onData: (stream, _session, callback) => {
+        this.dataCommands++;
+        stream.resume();
+        stream.on('end', () => callback(new Error('this peer refuses every message')));
+      },
+    });
+    this.server.on('error', () => undefined);
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
+    return this.port;
+  }
+
+  get port(): number {
+    const address = (this.server as unknown as { server: { address(): AddressInfo | null } } | undefined)?.server.address();
+    if (!address) throw new Error('SMTP peer not started');
+    return address.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const release of this.hanging) release();
+    this.hanging.clear();
+    if (!this.server) return;
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    this.server = undefined;
+  }
+
+  private onRcpt(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void): void {
+    const lower = address.address.toLowerCase();
+    const behaviour = this.scripts.get(lower) ?? this.domainDefaults.get(lower.slice(lower.lastIndexOf('@') + 1)) ?? this.options.unscripted ?? 'not-found';
+    if (typeof behaviour === 'object') return callback(smtpError(behaviour.code, behaviour.message));
+    switch (behaviour) {
+      case 'accept':
+        return callback();
+      case 'not-found':
+        return callback(smtpError(550, '5.1.1 The email account that you tried to reach does not exist'));
+      case 'full':
+        return callback(smtpError(552, '5.2.2 The email account that you tried to reach is over quota'));
+      case 'disabled':
+        return callback(smtpError(550, '5.2.1 The email account that you tried to reach is disabled'));
+      case 'greylist':
+        return callback(smtpError(450, '4.7.1 Greylisted, please try again in 120 seconds'));
+      case 'blocked':
+        return callback(smtpError(554, '5.7.1 Service unavailable; client host blocked using zen.spamhaus.org'));
+      case 'drop': {
+        const connection = [...((this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }).connections)].find((c) => c.id === session.id);
+        connection?._socket.destroy();
+        return;
+      }
+      case 'hang':
+        this.hanging.add(() => callback(smtpError(421, '4.3.2 shutting down')));
+        return;
+    }
+  }
+}
+
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
