@@ -1,2 +1,12 @@
-// Filled in by this package's issue.
-export {};
+export { MailchimpConnector, mailchimpConnectorFactory, MEMBERS_PAGE_SIZE } from './connector';
+export { MailchimpApi, type CallKind } from './api';
+export { readAuth, readSettings, limiterKey, dataCenterFromApiKey, MailchimpSettingsSchema, type MailchimpAuth, type ResolvedSettings } from './connection-settings';
+export { authorizeUrl, exchangeCode, fetchMetadata, connectionFromOAuth, MAILCHIMP_LOGIN_BASE, type OAuthClient, type MailchimpMetadata } from './oauth';
+export { mergeFieldDefinitions, type MergeFieldDefinition } from './merge-fields';
+export { resolveScope, type MailchimpScope } from './scope';
+export { planWrites, type MemberChange, type WritePlan } from './write-plan';
+export { BATCH_SUBSCRIBE_LIMIT, type MailchimpWriteReport } from './writer';
+export { readResultsArchive } from './batch-runner';
+export { subscriberHash } from './subscriber-hash';
+export { parse as parseWebhook, DEFAULT_MAX_WEBHOOK_BODY, type MailchimpWebhookOptions } from './webhook';
+export * from './errors';

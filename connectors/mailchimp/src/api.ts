@@ -1,0 +1,194 @@
+import type { z } from 'zod';
+import { backoffDelay, sleep, type CallLimiter } from '@verify-hub/core';
+import type { MailchimpAuth, ResolvedSettings } from './connection-settings';
+import { MailchimpError, mailchimpErrorFrom, shouldRetry } from './errors';
+import {
+  BatchStatusSchema,
+  BatchSubscribeResultSchema,
+  MemberSchema,
+  MembersPageSchema,
+  MergeFieldSchema,
+  MergeFieldsPageSchema,
+  NoContentSchema,
+  type BatchStatus,
+  type BatchSubscribeResult,
+  type Member,
+  type MergeField,
+} from './responses';
+
+/**
+ * The parts of the official SDK's `ApiClient` this connector uses. The package's default export is
+ * one process-wide instance whose `setConfig` replaces the config for everyone, so each connection
+ * builds its own `ApiClient` (its API groups, `lists` and `batches`, are bound to that client).
+ */
+interface SdkClient {
+  basePath: string;
+  timeout: number;
+  setConfig(config: { apiKey?: string; accessToken?: string }): void;
+  lists: {
+    getListMembersInfo(listId: string, opts: object): Promise<unknown>;
+    getListMember(listId: string, hash: string, opts: object): Promise<unknown>;
+    getSegmentMembersList(listId: string, segmentId: string, opts: object): Promise<unknown>;
+    getListMergeFields(listId: string, opts: object): Promise<unknown>;
+    addListMergeField(listId: string, body: object): Promise<unknown>;
+    batchListMembers(listId: string, body: object, opts: object): Promise<unknown>;
+    updateListMemberTags(listId: string, hash: string, body: object): Promise<unknown>;
+    updateListMember(listId: string, hash: string, body: object, opts: object): Promise<unknown>;
+    deleteListMember(listId: string, hash: string): Promise<unknown>;
+  };
+  batches: {
+    start(body: object): Promise<unknown>;
+    status(batchId: string, opts: object): Promise<unknown>;
+  };
+}
+type SdkClientConstructor = new () => SdkClient;
+const ApiClient = require('@mailchimp/mailchimp_marketing/src/ApiClient') as SdkClientConstructor;
+
+export type CallKind = 'read' | 'write' | 'poll' | 'archive';
+
+export interface TagChangeBody {
+  tags: { name: string; status: 'active' | 'inactive' }[];
+  is_syncing: boolean;
+}
+
+export interface BatchSubscribeMember {
+  email_address: string;
+  /** Only for an address that is not in the audience; existing members keep their status. */
+  status_if_new: 'unsubscribed';
+  merge_fields: Record<string, string | number>;
+}
+
+export interface BatchOperation {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  params?: Record<string, string>;
+  /** JSON text, as `/batches` wants it. */
+  body?: string;
+  operation_id: string;
+}
+
+/**
+ * One connection's Mailchimp client: its own SDK `ApiClient`, every call through the shared
+ * limiter (10 concurrent connections per key), and the one retry loop of this package: 429, 5xx,
+ * timeouts and network errors are retried with exponential backoff and jitter (outside the limiter,
+ * so a waiting retry holds no connection). Answers are validated with zod.
+ */
+export class MailchimpApi {
+  private readonly client: SdkClient;
+  /** Calls made, by kind (after retries count as calls too): for logs and benches. */
+  readonly calls: Record<CallKind, number> = { read: 0, write: 0, poll: 0, archive: 0 };
+
+  constructor(
+    auth: MailchimpAuth,
+    private readonly settings: ResolvedSettings,
+    private readonly limiter: CallLimiter,
+  ) {
+    this.client = new ApiClient();
+    this.client.setConfig(auth.kind === 'apiKey' ? { apiKey: auth.apiKey } : { accessToken: auth.accessToken });
+    this.client.basePath = settings.apiBase;
+    this.client.timeout = settings.timeoutMs;
+  }
+
+  /** The one retry loop: 429, 5xx, timeouts and network trouble again after a backoff; anything else at once. */
+  private async withRetry<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const { attempts, baseMs, maxMs } = this.settings.retry;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run();
+      } catch (thrown) {
+        const error = mailchimpErrorFrom(thrown, operation);
+        if (!shouldRetry(error) || attempt + 1 >= attempts) throw error;
+        await sleep(backoffDelay(attempt, { baseMs, maxMs }));
+      }
+    }
+  }
+
+  private async call<S extends z.ZodType>(operation: string, kind: CallKind, schema: S, fn: (client: SdkClient) => Promise<unknown>): Promise<z.infer<S>> {
+    const raw = await this.withRetry(operation, () =>
+      this.limiter.schedule(() => {
+        this.calls[kind]++;
+        return fn(this.client);
+      }),
+    );
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new MailchimpError(`Mailchimp ${operation} answered unexpectedly: ${issue.path.join('.') || 'body'} ${issue.message}`);
+    }
+    return parsed.data;
+  }
+
+  /**
+   * Downloads a `/batches` results archive. The URL is a pre-signed storage link, not the API: it gets
+   * no credentials and does not hold one of the key's 10 connections.
+   */
+  downloadArchive(url: string): Promise<Buffer> {
+    return this.withRetry('download batch results', async () => {
+      const response = await fetch(url, { signal: AbortSignal.timeout(this.settings.timeoutMs) });
+      if (!response.ok) throw { status: response.status, response: { text: await response.text().catch(() => '') } };
+      this.calls.archive++;
+      return Buffer.from(await response.arrayBuffer());
+    });
+  }
+
+  membersPage(listId: string, opts: { count: number; offset: number; fields: string[]; sinceLastChanged?: string }): Promise<{ members: Member[]; total_items: number }> {
+    const query: Record<string, unknown> = { count: opts.count, offset: opts.offset, fields: opts.fields };
+    if (opts.sinceLastChanged) query.since_last_changed = opts.sinceLastChanged;
+    return this.call('list members', 'read', MembersPageSchema, (c) => c.lists.getListMembersInfo(listId, query));
+  }
+
+  segmentMembersPage(listId: string, segmentId: string, opts: { count: number; offset: number; fields: string[] }): Promise<{ members: Member[]; total_items: number }> {
+    // Cleaned and unsubscribed members are asked for so that they can be counted as skipped.
+    const query = { count: opts.count, offset: opts.offset, fields: opts.fields, include_cleaned: true, include_unsubscribed: true };
+    return this.call('segment members', 'read', MembersPageSchema, (c) => c.lists.getSegmentMembersList(listId, segmentId, query));
+  }
+
+  member(listId: string, hash: string, fields: string[]): Promise<Member> {
+    return this.call('get member', 'read', MemberSchema, (c) => c.lists.getListMember(listId, hash, { fields }));
+  }
+
+  async mergeFields(listId: string): Promise<MergeField[]> {
+    const all: MergeField[] = [];
+    for (let offset = 0; ; offset += 1000) {
+      const page = await this.call('list merge fields', 'read', MergeFieldsPageSchema, (c) =>
+        c.lists.getListMergeFields(listId, { count: 1000, offset, fields: ['merge_fields.merge_id', 'merge_fields.tag', 'merge_fields.name', 'merge_fields.type', 'total_items'] }),
+      );
+      all.push(...page.merge_fields);
+      if (page.merge_fields.length === 0 || all.length >= page.total_items) return all;
+    }
+  }
+
+  addMergeField(listId: string, field: { tag: string; name: string; type: 'text' | 'number' | 'date'; public: boolean; help_text?: string; options?: object }): Promise<MergeField> {
+    return this.call('create merge field', 'write', MergeFieldSchema, (c) => c.lists.addListMergeField(listId, field));
+  }
+
+  batchSubscribe(listId: string, members: BatchSubscribeMember[]): Promise<BatchSubscribeResult> {
+    return this.call('batch update members', 'write', BatchSubscribeResultSchema, (c) => c.lists.batchListMembers(listId, { members, update_existing: true }, {}));
+  }
+
+  updateTags(listId: string, hash: string, body: TagChangeBody): Promise<unknown> {
+    return this.call('update member tags', 'write', NoContentSchema, (c) => c.lists.updateListMemberTags(listId, hash, body));
+  }
+
+  unsubscribe(listId: string, hash: string): Promise<unknown> {
+    return this.call('unsubscribe member', 'write', NoContentSchema, (c) => c.lists.updateListMember(listId, hash, { status: 'unsubscribed' }, {}));
+  }
+
+  /** DELETE on a member archives it in Mailchimp (it can be restored); permanent deletion is never called. */
+  archive(listId: string, hash: string): Promise<unknown> {
+    return this.call('archive member', 'write', NoContentSchema, (c) => c.lists.deleteListMember(listId, hash));
+  }
+
+  startBatch(operations: BatchOperation[]): Promise<BatchStatus> {
+    return this.call('start batch', 'write', BatchStatusSchema, (c) => c.batches.start({ operations }));
+  }
+
+  batchStatus(batchId: string): Promise<BatchStatus> {
+    return this.call('batch status', 'poll', BatchStatusSchema, (c) => c.batches.status(batchId, {}));
+  }
+
+  /** Whether an error means "wait and try the whole thing later" (the sync pipeline retries the chunk). */
+  static isRetryable(error: unknown): boolean {
+    return error instanceof MailchimpError && shouldRetry(error);
+  }
+}

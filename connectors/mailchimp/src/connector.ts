@@ -1,0 +1,141 @@
+import {
+  InputError,
+  type ConnectionRecord,
+  type Connector,
+  type ConnectorDeps,
+  type ConnectorFactory,
+  type Contact,
+  type ContactResult,
+  type Page,
+  type SchemaReport,
+  type Scope,
+  type WriteOptions,
+} from '@verify-hub/core';
+import { MailchimpApi } from './api';
+import { limiterKey, readAuth, readSettings, type MailchimpAuth, type ResolvedSettings } from './connection-settings';
+import { MailchimpNotFoundError } from './errors';
+import { memberFields, toContact, UNTOUCHABLE_STATUSES } from './members';
+import { ensureMergeFields } from './merge-fields';
+import { mailchimpTime, parseCursor, resolveScope } from './scope';
+import { executePlan, type MailchimpWriteReport } from './writer';
+import { planWrites } from './write-plan';
+
+/** Mailchimp's largest page of members. */
+export const MEMBERS_PAGE_SIZE = 1000;
+
+/** What `pull` puts in `Contact.payload`, so `write` knows the audience without the scope. */
+interface MemberPayload {
+  listId: string;
+}
+
+/**
+ * A Mailchimp audience as a verify-hub `Connector`. Each instance has its own SDK client (never the
+ * SDK's shared default), and every call goes through `deps.limiter({ key: mailchimp:<dc>:<key hash>,
+ * maxConcurrent: 10 })`, which the sync pipeline shares between all workers.
+ */
+export class MailchimpConnector implements Connector {
+  readonly platform = 'mailchimp';
+  readonly api: MailchimpApi;
+  readonly settings: ResolvedSettings;
+  private readonly auth: MailchimpAuth;
+
+  constructor(
+    readonly connection: ConnectionRecord,
+    deps: ConnectorDeps,
+  ) {
+    this.auth = readAuth(connection.credentials);
+    this.settings = readSettings(connection.settings, this.auth);
+    this.api = new MailchimpApi(this.auth, this.settings, deps.limiter({ key: limiterKey(this.auth), maxConcurrent: 10 }));
+  }
+
+  get dataCenter(): string {
+    return this.auth.dc;
+  }
+
+  private listId(explicit?: string): string {
+    const listId = explicit ?? this.settings.listId;
+    if (!listId) throw new InputError('settings.listId', 'the connection names no audience (list id)');
+    return listId;
+  }
+
+  /** Creates EVRISK (text), EVSCORE (number), EVDATE (text, YYYY-MM-DD) when missing. */
+  ensureSchema(listId?: string): Promise<SchemaReport> {
+    return ensureMergeFields(this.api, this.listId(listId), this.settings.names);
+  }
+
+  async pull(scope: Scope, cursor?: string): Promise<Page> {
+    const target = resolveScope(scope, this.settings.listId);
+    const offset = parseCursor(cursor);
+    const fields = [...memberFields(this.settings.names), 'total_items'];
+    const page =
+      target.kind === 'segment'
+        ? // Segment members come without tags: the writer falls back on the risk merge field.
+          await this.api.segmentMembersPage(target.listId, target.segmentId, { count: MEMBERS_PAGE_SIZE, offset, fields: fields.filter((f) => f !== 'members.tags') })
+        : await this.api.membersPage(target.listId, {
+            count: MEMBERS_PAGE_SIZE,
+            offset,
+            fields,
+            sinceLastChanged: target.kind === 'changed-since' ? mailchimpTime(new Date(target.since.getTime() - this.settings.changedSinceOverlapMs)) : undefined,
+          });
+    const contacts: Contact[] = [];
+    const skipped: Record<string, number> = {};
+    for (const member of page.members) {
+      if (UNTOUCHABLE_STATUSES.has(member.status)) {
+        skipped[member.status] = (skipped[member.status] ?? 0) + 1;
+        continue;
+      }
+      contacts.push({ ...toContact(member, this.settings.names), payload: { listId: target.listId } satisfies MemberPayload });
+    }
+    const seen = offset + page.members.length;
+    return { contacts, next: page.members.length > 0 && seen < page.total_items ? String(seen) : undefined, skipped };
+  }
+
+  /**
+   * Reads members by subscriber hash (md5 of the lower-cased address), in the connection's audience,
+   * or `<list_id>:<hash>` for another. Missing members, and unsubscribed, cleaned or archived ones,
+   * are left out.
+   */
+  async pullByIds(ids: string[]): Promise<Contact[]> {
+    const fields = memberFields(this.settings.names, '');
+    const found = await Promise.all(
+      ids.map(async (id) => {
+        const colon = id.indexOf(':');
+        const listId = colon < 0 ? this.listId() : id.slice(0, colon);
+        const hash = colon < 0 ? id : id.slice(colon + 1);
+        if (!/^[0-9a-f]{32}$/.test(hash)) throw new InputError('ids', `"${hash}" is not a subscriber hash (md5 of the lower-cased address)`);
+        try {
+          const member = await this.api.member(listId, hash, fields);
+          if (UNTOUCHABLE_STATUSES.has(member.status)) return undefined;
+          return { ...toContact(member, this.settings.names), payload: { listId } satisfies MemberPayload };
+        } catch (error) {
+          if (error instanceof MailchimpNotFoundError) return undefined;
+          throw error;
+        }
+      }),
+    );
+    return found.filter((c): c is NonNullable<typeof c> => c !== undefined);
+  }
+
+  async write(results: ContactResult[], opts: WriteOptions = {}): Promise<MailchimpWriteReport> {
+    const byList = new Map<string, ContactResult[]>();
+    for (const result of results) {
+      const payload = result.contact.payload as Partial<MemberPayload> | undefined;
+      const listId = typeof payload?.listId === 'string' ? payload.listId : this.listId();
+      byList.set(listId, [...(byList.get(listId) ?? []), result]);
+    }
+    const total: MailchimpWriteReport = { written: 0, unchanged: 0, failed: [], actions: [], changes: [], batchIds: [] };
+    for (const [listId, part] of byList) {
+      const plan = planWrites(part, opts, this.settings.names);
+      const report = await executePlan(this.api, listId, plan, opts.dryRun === true, this.settings);
+      total.written += report.written;
+      total.unchanged += report.unchanged;
+      total.failed.push(...report.failed);
+      total.actions!.push(...(report.actions ?? []));
+      total.changes.push(...report.changes);
+      total.batchIds.push(...report.batchIds);
+    }
+    return total;
+  }
+}
+
+export const mailchimpConnectorFactory: ConnectorFactory = (connection, deps) => new MailchimpConnector(connection, deps);

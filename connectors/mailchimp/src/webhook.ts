@@ -1,0 +1,90 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest } from '@verify-hub/core';
+import { subscriberHash } from './subscriber-hash';
+
+/**
+ * Mailchimp audience webhooks, parsed (pure: no I/O, no clock unless `now` is missing).
+ *
+ * Mailchimp signs nothing: the secret lives in the webhook URL path,
+ * `/webhooks/mailchimp/:connection/:secret`. The receiver passes the `:secret` it got and the one
+ * it stored for the connection; they are compared in constant time.
+ *
+ * - bad or missing secret -> WebhookRejectedError 401;
+ * - GET (Mailchimp's URL check) and an empty POST -> [] (answer 200);
+ * - body over `maxBodyBytes` -> 413; not form-encoded, or a field missing -> 400 naming the field;
+ * - `subscribe` -> kind `created`; `upemail` -> `email_changed` (the new address);
+ * - `unsubscribe` -> `unsubscribed`, `cleaned` -> `cleaned` (so pending work can be cancelled);
+ * - `profile`, `campaign` and anything else -> [] (acknowledged; `profile` also fires for the
+ *   hub's own merge-field writes, so acting on it would loop).
+ *
+ * Events carry `accountId` = list id and `contactId` = subscriber hash (md5 of the lower-cased
+ * address), which `MailchimpConnector.pullByIds` reads.
+ */
+export interface MailchimpWebhookOptions {
+  /** Largest body accepted; Mailchimp's are a few KB. Default 64 KiB. */
+  maxBodyBytes?: number;
+}
+
+export const DEFAULT_MAX_WEBHOOK_BODY = 64 * 1024;
+
+function sameSecret(presented: string, expected: string): boolean {
+  // Hash first so the comparison is constant-time whatever the lengths.
+  const a = createHash('sha256').update(presented, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}
+
+/** `fired_at` is `YYYY-MM-DD HH:MM:SS` (UTC). */
+function firedAtMs(value: string | null): number {
+  if (!value) throw new WebhookRejectedError('fired_at: missing', 400);
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value.trim()) ? `${value.trim().replace(' ', 'T')}Z` : value.trim());
+  if (Number.isNaN(ms)) throw new WebhookRejectedError('fired_at: not a date and time', 400);
+  return ms;
+}
+
+function email(form: URLSearchParams, field: string): string {
+  const value = form.get(field)?.trim();
+  if (!value) throw new WebhookRejectedError(`${field}: missing`, 400);
+  if (!/^[^@\s]+@[^@\s]+$/.test(value)) throw new WebhookRejectedError(`${field}: not an email address`, 400);
+  return value;
+}
+
+export function parse(request: RawWebhookRequest, secret: string, expectedSecret: string, options: MailchimpWebhookOptions = {}): ContactEvent[] {
+  if (!expectedSecret) throw new WebhookRejectedError('webhook secret: not configured for this connection', 401);
+  if (typeof secret !== 'string' || !sameSecret(secret, expectedSecret)) throw new WebhookRejectedError('webhook secret: does not match', 401);
+
+  const method = request.method.toUpperCase();
+  if (method === 'GET' || method === 'HEAD') return [];
+  if (method !== 'POST') throw new WebhookRejectedError(`method: ${method} is not accepted (GET or POST)`, 400);
+  const max = options.maxBodyBytes ?? DEFAULT_MAX_WEBHOOK_BODY;
+  if (request.body.length > max) throw new WebhookRejectedError(`body: ${request.body.length} bytes is over the ${max}-byte limit`, 413);
+  const text = request.body.toString('utf8');
+  if (text.trim() === '') return [];
+  const contentType = request.headers['content-type'];
+  if (contentType && !/^application\/x-www-form-urlencoded\b/i.test(contentType)) {
+    throw new WebhookRejectedError('content-type: must be application/x-www-form-urlencoded', 400);
+  }
+
+  const form = new URLSearchParams(text);
+  const type = form.get('type')?.trim();
+  if (!type) throw new WebhookRejectedError('type: missing', 400);
+  if (!['subscribe', 'upemail', 'unsubscribe', 'cleaned'].includes(type)) return [];
+  const listId = form.get('data[list_id]')?.trim();
+  if (!listId) throw new WebhookRejectedError('data[list_id]: missing', 400);
+  const occurredAt = firedAtMs(form.get('fired_at'));
+
+  const event = (kind: ContactEvent['kind'], address: string): ContactEvent => {
+    const contactId = subscriberHash(address);
+    return { platform: 'mailchimp', kind, accountId: listId, contactId, email: address, occurredAt, dedupeKey: `mailchimp:${listId}:${type}:${contactId}:${occurredAt}` };
+  };
+  switch (type) {
+    case 'subscribe':
+      return [event('created', email(form, 'data[email]'))];
+    case 'upemail':
+      return [event('email_changed', email(form, 'data[new_email]'))];
+    case 'unsubscribe':
+      return [event('unsubscribed', email(form, 'data[email]'))];
+    default:
+      return [event('cleaned', email(form, 'data[email]'))];
+  }
+}

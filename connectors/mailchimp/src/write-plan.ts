@@ -1,0 +1,63 @@
+import {
+  changedValues,
+  pendingTagChanges,
+  sameStoredValue,
+  toMailchimpMergeFields,
+  toMailchimpTagChanges,
+  type ContactResult,
+  type MailchimpNames,
+  type RiskAction,
+  type TagChange,
+  type WriteFailure,
+  type WriteOptions,
+} from '@verify-hub/core';
+import { UNTOUCHABLE_STATUSES } from './members';
+import { subscriberHash } from './subscriber-hash';
+
+/** What one member needs: only the merge fields whose values differ, only the tag changes still missing. */
+export interface MemberChange {
+  contactId: string;
+  email: string;
+  mergeFields: Record<string, string | number>;
+  tags: TagChange[];
+  /** Opt-in per-risk action; only ever for an `invalid` result. */
+  action: RiskAction;
+}
+
+export interface WritePlan {
+  changes: MemberChange[];
+  unchanged: number;
+  /** Results the connector refuses to write (a member that is unsubscribed, cleaned or archived). */
+  refused: WriteFailure[];
+}
+
+/**
+ * Pure: decides what each result needs written. Unchanged values are skipped (a re-sync with nothing
+ * new writes nothing). When the member's tags are not known (the segment endpoint sends none), the
+ * risk tags are taken as in place when the stored risk merge field already equals the new risk:
+ * both are written together, so one stands for the other.
+ */
+export function planWrites(results: ContactResult[], opts: WriteOptions, names: MailchimpNames): WritePlan {
+  const plan: WritePlan = { changes: [], unchanged: 0, refused: [] };
+  const invalidAction = opts.actions?.invalid ?? 'none';
+  for (const { contact, verification } of results) {
+    const contactId = contact.id || subscriberHash(contact.email);
+    if (contact.status && UNTOUCHABLE_STATUSES.has(contact.status)) {
+      plan.refused.push({ contactId, email: contact.email, reason: `member is ${contact.status}: never touched`, retryable: false });
+      continue;
+    }
+    const mergeFields = changedValues(contact.current, toMailchimpMergeFields(verification, names));
+    const desiredTags = toMailchimpTagChanges(verification, names);
+    let tags: TagChange[];
+    if (contact.tags !== undefined) tags = pendingTagChanges(contact.tags, desiredTags);
+    else if (sameStoredValue(contact.current?.[names.riskMergeField], verification.risk)) tags = [];
+    else tags = desiredTags;
+    const action: RiskAction = verification.risk === 'invalid' && (invalidAction === 'unsubscribe' || invalidAction === 'archive') ? invalidAction : 'none';
+    if (Object.keys(mergeFields).length === 0 && tags.length === 0 && action === 'none') {
+      plan.unchanged++;
+      continue;
+    }
+    plan.changes.push({ contactId, email: contact.email, mergeFields, tags, action });
+  }
+  return plan;
+}
