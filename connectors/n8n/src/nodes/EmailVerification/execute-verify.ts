@@ -1,0 +1,174 @@
+import {
+  NodeApiError,
+  NodeOperationError,
+  type IDataObject,
+  type IExecuteFunctions,
+  type INodeExecutionData,
+  type JsonObject,
+} from 'n8n-workflow';
+import { BatchVerifier, EngineClient, EngineRateLimitError, type BatchReport, type Verification } from '@verify-hub/core';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RATE_LIMIT_WAIT_S, MAX_CONCURRENCY, RISK_OUTPUTS } from './description';
+import { CREDENTIAL_TYPE, n8nFetch } from './n8n-fetch';
+import { RateLimitWaiter, type Clock } from './rate-limit-wait';
+
+interface VerifyOptions {
+  concurrency?: number;
+  maxRateLimitWait?: number;
+  resultField?: string;
+  skipWithoutEmail?: boolean;
+}
+
+/** What happens to one input item, decided before any engine call. */
+type Plan = { kind: 'verify'; email: string; slot: number } | { kind: 'skip' } | { kind: 'fail'; error: NodeOperationError };
+
+const ENGINE_TIMEOUT_MS = 30_000;
+/** 5xx and network retries per address (core's EngineClient backs off between them, then answers unknown). */
+const ENGINE_RETRIES = 2;
+
+export interface ExecuteDeps {
+  /** Injectable for tests: how rate-limit waits pass. */
+  clock?: Clock;
+}
+
+function clampConcurrency(value: unknown): number {
+  const n = Math.floor(Number(value ?? DEFAULT_CONCURRENCY));
+  if (!Number.isFinite(n)) return DEFAULT_CONCURRENCY;
+  return Math.min(MAX_CONCURRENCY, Math.max(1, n));
+}
+
+/** Reads the email of one item: a string, or a number-like value; anything else names the field. */
+function planItem(ctx: IExecuteFunctions, itemIndex: number, skipWithoutEmail: boolean, slot: number): Plan {
+  let raw: unknown;
+  try {
+    raw = ctx.getNodeParameter('email', itemIndex);
+  } catch (error) {
+    return { kind: 'fail', error: new NodeOperationError(ctx.getNode(), `Email: ${(error as Error).message}`, { itemIndex }) };
+  }
+  const email = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : raw;
+  if (email === undefined || email === null || email === '') {
+    if (skipWithoutEmail) return { kind: 'skip' };
+    return {
+      kind: 'fail',
+      error: new NodeOperationError(ctx.getNode(), `Item ${itemIndex} has no email`, {
+        itemIndex,
+        description: 'The Email parameter is empty for this item. Fix the expression, or turn on "Skip Items Without Email" in Options.',
+      }),
+    };
+  }
+  if (typeof email !== 'string') {
+    return {
+      kind: 'fail',
+      error: new NodeOperationError(ctx.getNode(), `Email must be text, got ${Array.isArray(email) ? 'a list' : typeof email}`, {
+        itemIndex,
+        description: 'Point the Email expression at a single address, for example {{ $json.email }}.',
+      }),
+    };
+  }
+  return { kind: 'verify', email, slot };
+}
+
+/** The one place where a stopped batch becomes the node's error, with a message a user can act on. */
+export function stopToNodeError(ctx: IExecuteFunctions, stopped: NonNullable<BatchReport['stopped']>): NodeApiError {
+  const error = stopped.error;
+  const response = { message: stopped.message, code: error?.code ?? stopped.reason } as JsonObject;
+  switch (stopped.reason) {
+    case 'auth':
+      return new NodeApiError(ctx.getNode(), response, {
+        message: 'Verify Hub rejected the API key',
+        description: 'The key in the "Verify Hub API" credentials is missing, invalid or revoked. Update it and use "Test connection".',
+        httpCode: '401',
+      });
+    case 'quota':
+      return new NodeApiError(ctx.getNode(), response, {
+        message: 'Verify Hub quota exhausted',
+        description: `${stopped.message}. Addresses not verified yet were left out of this run.`,
+        httpCode: '429',
+      });
+    default:
+      if (error instanceof EngineRateLimitError) {
+        return new NodeApiError(ctx.getNode(), response, {
+          message: 'Verify Hub rate limit: waited as long as allowed',
+          description: `${error.message}. Raise "Max Rate-Limit Wait" in Options, lower "Concurrency", or run again later.`,
+          httpCode: '429',
+        });
+      }
+      return new NodeApiError(ctx.getNode(), response, { message: `Verification stopped: ${stopped.message}` });
+  }
+}
+
+function shapeOutput(item: INodeExecutionData, result: Verification, mode: string, resultField: string): IDataObject {
+  const value = result as unknown as IDataObject;
+  if (mode === 'replace') return { ...value };
+  if (resultField) return { ...item.json, [resultField]: value };
+  return { ...item.json, ...value };
+}
+
+/**
+ * Verify operation: reads every item's email, verifies the distinct addresses through core's
+ * BatchVerifier (bounded concurrency, duplicates once, auth and quota stop the batch) over an
+ * EngineClient that speaks through n8n's HTTP helper, then emits one output item per input item.
+ */
+export async function executeVerify(ctx: IExecuteFunctions, deps: ExecuteDeps = {}): Promise<INodeExecutionData[][]> {
+  const items = ctx.getInputData();
+  const routeByRisk = ctx.getNodeParameter('routeByRisk', 0, false) as boolean;
+  const outputMode = ctx.getNodeParameter('outputMode', 0, 'merge') as string;
+  const options = ctx.getNodeParameter('options', 0, {}) as VerifyOptions;
+  const skipWithoutEmail = options.skipWithoutEmail === true;
+  const resultField = (options.resultField ?? '').trim();
+  const continueOnFail = ctx.continueOnFail();
+
+  const emails: string[] = [];
+  const plans = items.map((_item, i) => {
+    const plan = planItem(ctx, i, skipWithoutEmail, emails.length);
+    if (plan.kind === 'verify') emails.push(plan.email);
+    return plan;
+  });
+  // Bad input fails before any credit is spent, unless the workflow continues on failure.
+  const firstFailure = plans.find((p): p is Extract<Plan, { kind: 'fail' }> => p.kind === 'fail');
+  if (firstFailure && !continueOnFail) throw firstFailure.error;
+
+  let report: BatchReport | undefined;
+  if (emails.length > 0) {
+    const credentials = await ctx.getCredentials<{ baseUrl?: string }>(CREDENTIAL_TYPE);
+    let client: EngineClient;
+    try {
+      client = new EngineClient({
+        baseUrl: credentials.baseUrl || 'invalid:',
+        apiKey: '', // the credential's `authenticate` sets the key header
+        fetch: n8nFetch(ctx, ENGINE_TIMEOUT_MS),
+        timeoutMs: ENGINE_TIMEOUT_MS,
+        retries: ENGINE_RETRIES,
+        userAgent: 'n8n-nodes-verify-hub',
+      });
+    } catch {
+      throw new NodeOperationError(ctx.getNode(), 'Base URL in the "Verify Hub API" credentials is not a valid URL');
+    }
+    const maxWaitS = options.maxRateLimitWait ?? DEFAULT_MAX_RATE_LIMIT_WAIT_S;
+    const verifier = new RateLimitWaiter(client, Math.max(0, maxWaitS) * 1000, deps.clock);
+    // maxRateLimitWaitMs 0: the waiter above already waited what it may; a rate limit reaching the batch stops it.
+    report = await new BatchVerifier(verifier, { concurrency: clampConcurrency(options.concurrency), maxRateLimitWaitMs: 0 }).verifyAll(emails);
+    if (report.stopped && !continueOnFail) throw stopToNodeError(ctx, report.stopped);
+  }
+
+  const outputs: INodeExecutionData[][] = routeByRisk ? RISK_OUTPUTS.map(() => []) : [[]];
+  const unknownOutput = routeByRisk ? RISK_OUTPUTS.indexOf('unknown') : 0;
+  const stopError = report?.stopped ? stopToNodeError(ctx, report.stopped) : undefined;
+
+  plans.forEach((plan, itemIndex) => {
+    const item = items[itemIndex]!;
+    const pairedItem = { item: itemIndex };
+    if (plan.kind === 'skip') {
+      outputs[unknownOutput]!.push({ json: item.json, ...(item.binary ? { binary: item.binary } : {}), pairedItem });
+      return;
+    }
+    const result = plan.kind === 'verify' ? report?.results[plan.slot] : undefined;
+    if (!result) {
+      const error = plan.kind === 'fail' ? plan.error : stopError!;
+      outputs[unknownOutput]!.push({ json: { ...item.json, error: error.message, ...(error.description ? { errorDescription: error.description } : {}) }, pairedItem });
+      return;
+    }
+    const index = routeByRisk ? RISK_OUTPUTS.indexOf(result.risk) : 0;
+    outputs[index]!.push({ json: shapeOutput(item, result, outputMode, resultField), ...(item.binary ? { binary: item.binary } : {}), pairedItem });
+  });
+  return outputs;
+}

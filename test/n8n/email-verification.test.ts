@@ -1,0 +1,211 @@
+import { NodeApiError, NodeOperationError, type INodeExecutionData } from 'n8n-workflow';
+import { HOSTED_ENGINE_URL } from '@verify-hub/core';
+import { EmailVerification, executeVerify, outputsFor, VerifyHubApi, type Clock } from 'n8n-nodes-verify-hub';
+import { FakeEngine } from '../fakes/engine';
+import { executeFunctions, itemsFor, type NodeSetup } from './n8n-harness';
+
+const engine = new FakeEngine();
+let credentials: { apiKey: string; baseUrl: string };
+
+beforeAll(async () => {
+  await engine.start();
+  credentials = { apiKey: engine.apiKey, baseUrl: engine.url };
+});
+
+afterAll(() => engine.stop());
+
+async function run(setup: Omit<NodeSetup, 'credentials'> & { credentials?: NodeSetup['credentials'] }): Promise<INodeExecutionData[][]> {
+  const ctx = executeFunctions({ credentials, ...setup });
+  return new EmailVerification().execute.call(ctx);
+}
+
+function evalOutputs(params: Record<string, unknown>): unknown[] {
+  const expr = String(new EmailVerification().description.outputs);
+  expect(expr.startsWith('={{') && expr.endsWith('}}')).toBe(true);
+  return new Function('$parameter', `return ${expr.slice(3, -2)}`)(params) as unknown[];
+}
+
+describe('Email Verification node: description and credentials', () => {
+  test('is usable as an AI tool, with one output, or four named ones when routing by risk', () => {
+    const d = new EmailVerification().description;
+    expect(d.usableAsTool).toBe(true);
+    expect(d.description).toMatch(/safe, risky, invalid or unknown/);
+    expect(d.credentials).toEqual([{ name: 'verifyHubApi', required: true }]);
+    expect(evalOutputs({ routeByRisk: false })).toHaveLength(1);
+    expect(evalOutputs({ routeByRisk: true })).toEqual(outputsFor({ routeByRisk: true }));
+    expect((evalOutputs({ routeByRisk: true }) as { displayName: string }[]).map((o) => o.displayName)).toEqual(['Safe', 'Risky', 'Invalid', 'Unknown']);
+    const options = d.properties.find((p) => p.name === 'options')!.options!.map((o) => o.name);
+    expect(options.sort()).toEqual(['concurrency', 'maxRateLimitWait', 'resultField', 'skipWithoutEmail']);
+  });
+
+  test('credentials: password key, hosted engine by default, X-API-Key header, and a test request that works', async () => {
+    const c = new VerifyHubApi();
+    expect(c.properties.find((p) => p.name === 'apiKey')).toMatchObject({ type: 'string', typeOptions: { password: true }, required: true });
+    expect(c.properties.find((p) => p.name === 'baseUrl')!.default).toBe(HOSTED_ENGINE_URL);
+    expect(c.authenticate).toEqual({ type: 'generic', properties: { headers: { 'X-API-Key': '={{$credentials.apiKey}}' } } });
+    // Resolve the test request as n8n would, against the fake engine (base URL with a trailing slash).
+    const baseExpr = String(c.test.request.baseURL);
+    const resolveBase = new Function('$credentials', `return ${baseExpr.slice(3, -2)}`) as (creds: unknown) => string;
+    const testUrl = (key: string) => {
+      const url = new URL(resolveBase({ baseUrl: `${engine.url}/`, apiKey: key }) + c.test.request.url);
+      for (const [k, v] of Object.entries(c.test.request.qs ?? {})) url.searchParams.set(k, String(v));
+      return fetch(url, { headers: { 'X-API-Key': key } });
+    };
+    expect((await testUrl(engine.apiKey)).status).toBe(200);
+    expect((await testUrl('wrong')).status).toBe(401);
+    expect(c.test.rules).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'responseCode', properties: expect.objectContaining({ value: 401 }) })]));
+  });
+});
+
+describe('Email Verification node: Verify', () => {
+  test('merges the canonical result into each item, pairs every output with its input, keeps the key out of URLs', async () => {
+    const urls: string[] = [];
+    const out = await run({ items: itemsFor('ann@merge.test', 'invalid.bob@merge.test'), onRequest: (u) => urls.push(u) });
+    expect(out).toHaveLength(1);
+    expect(out[0]).toHaveLength(2);
+    expect(out[0]![0]).toEqual({
+      json: expect.objectContaining({ id: 1, email: 'ann@merge.test', normalized: 'ann@merge.test', risk: 'safe', score: 92, reason: 'deliverable', billable: true, checks: expect.any(Object) }),
+      pairedItem: { item: 0 },
+    });
+    expect(out[0]![1]).toMatchObject({ json: { id: 2, risk: 'invalid', reason: 'mailbox_not_found' }, pairedItem: { item: 1 } });
+    expect(engine.requests.filter((r) => r.email?.endsWith('@merge.test')).every((r) => r.keyMatched)).toBe(true);
+    expect(urls.every((u) => !u.includes(engine.apiKey))).toBe(true);
+  });
+
+  test('Replace Item outputs the result alone; "Put Result in Field" nests it', async () => {
+    const replaced = await run({ items: itemsFor('carl@replace.test'), params: { outputMode: 'replace' } });
+    expect(replaced[0]![0]!.json).not.toHaveProperty('id');
+    expect(replaced[0]![0]!.json).toMatchObject({ email: 'carl@replace.test', risk: 'safe' });
+    const nested = await run({ items: itemsFor('dora@replace.test'), params: { options: { resultField: 'verification' } } });
+    expect(nested[0]![0]).toEqual({ json: { id: 1, email: 'dora@replace.test', verification: expect.objectContaining({ risk: 'safe', score: 92 }) }, pairedItem: { item: 0 } });
+  });
+
+  test('Route by Risk sends each item to its risk output, in input order, paired', async () => {
+    const items = itemsFor('risky.a@route.test', 'b@route.test', 'unknown.c@route.test', 'invalid.d@route.test', 'e@route.test');
+    const out = await run({ items, params: { routeByRisk: true } });
+    expect(out).toHaveLength(4);
+    const [safe, risky, invalid, unknown] = out.map((o) => o.map((i) => [i.json.email, i.pairedItem]));
+    expect(safe).toEqual([['b@route.test', { item: 1 }], ['e@route.test', { item: 4 }]]);
+    expect(risky).toEqual([['risky.a@route.test', { item: 0 }]]);
+    expect(invalid).toEqual([['invalid.d@route.test', { item: 3 }]]);
+    expect(unknown).toEqual([['unknown.c@route.test', { item: 2 }]]);
+    expect(out[3]![0]!.json).toMatchObject({ risk: 'unknown', billable: false });
+  });
+
+  test('an address repeated across items is verified once, and every item gets its result', async () => {
+    const out = await run({ items: itemsFor('dup@once.test', 'other@once.test', ' dup@ONCE.test ') });
+    expect(out[0]!.map((i) => i.json.risk)).toEqual(['safe', 'safe', 'safe']);
+    expect(out[0]![2]!.pairedItem).toEqual({ item: 2 });
+    expect(engine.callsFor('dup@once.test')).toBe(1);
+  });
+
+  test('Concurrency bounds the requests in flight', async () => {
+    const slow = new FakeEngine({ latencyMs: 120 });
+    await slow.start();
+    let active = 0;
+    let peak = 0;
+    const ctx = executeFunctions({ items: itemsFor(...Array.from({ length: 9 }, (_, i) => `p${i}@conc.test`)), credentials: { apiKey: slow.apiKey, baseUrl: slow.url }, params: { options: { concurrency: 3 } } });
+    const http = ctx.helpers.httpRequestWithAuthentication.getMockImplementation()!;
+    ctx.helpers.httpRequestWithAuthentication.mockImplementation((async (...args: Parameters<typeof http>) => {
+      peak = Math.max(peak, ++active);
+      try {
+        return await http(...args);
+      } finally {
+        active--;
+      }
+    }) as never);
+    try {
+      const out = await new EmailVerification().execute.call(ctx);
+      expect(out[0]).toHaveLength(9);
+      expect(peak).toBe(3);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  test('items without an email: skipped unchanged with the option, else a clear error before any engine call', async () => {
+    const items = itemsFor('f@skip.test', undefined, '  ');
+    const skipped = await run({ items, params: { options: { skipWithoutEmail: true }, routeByRisk: true } });
+    expect(skipped[0]!.map((i) => i.json.email)).toEqual(['f@skip.test']);
+    expect(skipped[3]).toEqual([
+      { json: { id: 2 }, pairedItem: { item: 1 } },
+      { json: { id: 3, email: '  ' }, pairedItem: { item: 2 } },
+    ]);
+
+    const before = engine.requests.length;
+    const failing = run({ items: itemsFor('g@skip.test', undefined) });
+    await expect(failing).rejects.toThrow(NodeOperationError);
+    await expect(failing).rejects.toThrow('Item 1 has no email');
+    expect(engine.requests.length).toBe(before);
+  });
+
+  test('continueOnFail: the failing item carries the error, the others are verified', async () => {
+    const out = await run({ items: itemsFor('h@cof.test', undefined, 'invalid.i@cof.test'), continueOnFail: true, params: { email: (item) => (item.json.id === 2 ? { not: 'an email' } : item.json.email) } });
+    expect(out[0]).toHaveLength(3);
+    expect(out[0]![0]).toMatchObject({ json: { risk: 'safe' }, pairedItem: { item: 0 } });
+    expect(out[0]![1]).toMatchObject({ json: { id: 2, error: 'Email must be text, got object' }, pairedItem: { item: 1 } });
+    expect(out[0]![2]).toMatchObject({ json: { risk: 'invalid' }, pairedItem: { item: 2 } });
+  });
+
+  test('engine 429: waits until X-RateLimit-Reset, retries, and succeeds', async () => {
+    engine.script('j@rate.test', { kind: 'rate-limited', resetInMs: 700, form: 'epoch-ms' }, { kind: 'result', risk: 'risky' });
+    const started = Date.now();
+    const out = await run({ items: itemsFor('j@rate.test', 'k@rate.test'), params: { options: { concurrency: 1 } } });
+    expect(out[0]!.map((i) => i.json.risk)).toEqual(['risky', 'safe']);
+    expect(engine.callsFor('j@rate.test')).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
+  test('engine 429 past the total allowed wait: NodeApiError, or the error on the unverified items with continueOnFail', async () => {
+    const waits: number[] = [];
+    const clock: Clock = { now: () => Date.now() + waits.reduce((a, b) => a + b, 0), sleep: async (ms) => void waits.push(ms) };
+    // The fake clock moves on by each wait, while the engine sets resets from real time: the second
+    // reset is 80 s after the real start, i.e. 40 s after the fake clock's first wait (40 + 40 > 60).
+    const limited = { kind: 'rate-limited', resetInMs: 40_000, form: 'epoch-ms' } as const;
+    engine.script('l@budget.test', limited, { ...limited, resetInMs: 80_000 }, { kind: 'result' });
+    const ctx = executeFunctions({ items: itemsFor('l@budget.test'), credentials, params: { options: { maxRateLimitWait: 60 } } });
+    const error = await executeVerify(ctx, { clock }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NodeApiError);
+    expect(error).toMatchObject({ httpCode: '429', message: 'Verify Hub rate limit: waited as long as allowed' });
+    expect(waits).toHaveLength(1);
+    expect(engine.callsFor('l@budget.test')).toBe(2);
+
+    engine.script('m@budget.test', limited);
+    const cof = executeFunctions({ items: itemsFor('m@budget.test'), credentials, continueOnFail: true, params: { options: { maxRateLimitWait: 10 }, routeByRisk: true } });
+    const out = await executeVerify(cof, { clock });
+    expect(out[3]).toEqual([{ json: expect.objectContaining({ id: 1, email: 'm@budget.test', error: 'Verify Hub rate limit: waited as long as allowed' }), pairedItem: { item: 0 } }]);
+  });
+
+  test('quota exhausted: NodeApiError with a clear message and the reset time; no further addresses are sent', async () => {
+    engine.script('o@quota.test', { kind: 'quota', resetInMs: 3 * 24 * 3600 * 1000 });
+    const run1 = run({ items: itemsFor('n@quota.test', 'o@quota.test', 'p@quota.test'), params: { options: { concurrency: 1 } } });
+    const error = (await run1.catch((e: unknown) => e)) as NodeApiError;
+    expect(error).toBeInstanceOf(NodeApiError);
+    expect(error.message).toBe('Verify Hub quota exhausted');
+    expect(error.httpCode).toBe('429');
+    expect(error.description).toMatch(/quota exhausted until \d{4}-\d\d-\d\dT.*buy a credit pack or upgrade/);
+    expect(engine.callsFor('p@quota.test')).toBe(0);
+  });
+
+  test('a rejected key: NodeApiError 401; with continueOnFail every unverified item carries the error', async () => {
+    const bad = { apiKey: 'revoked-key', baseUrl: engine.url };
+    const error = (await run({ items: itemsFor('q@auth.test'), credentials: bad }).catch((e: unknown) => e)) as NodeApiError;
+    expect(error).toBeInstanceOf(NodeApiError);
+    expect(error.message).toBe('Verify Hub rejected the API key');
+    expect(error.httpCode).toBe('401');
+    expect(JSON.stringify(error)).not.toContain('revoked-key');
+
+    const out = await run({ items: itemsFor('r@auth.test', 's@auth.test'), credentials: bad, continueOnFail: true });
+    expect(out[0]!.map((i) => [i.json.error, i.pairedItem])).toEqual([
+      ['Verify Hub rejected the API key', { item: 0 }],
+      ['Verify Hub rejected the API key', { item: 1 }],
+    ]);
+  });
+
+  test('engine trouble (5xx) is retried, then the address is unknown and not billed, never lost', async () => {
+    engine.script('t@down.test', { kind: 'status', status: 503 });
+    const out = await run({ items: itemsFor('t@down.test'), params: { routeByRisk: true } });
+    expect(out[3]).toEqual([{ json: expect.objectContaining({ email: 't@down.test', risk: 'unknown', reason: 'engine_error', billable: false }), pairedItem: { item: 0 } }]);
+    expect(engine.callsFor('t@down.test')).toBe(3);
+  });
+});
