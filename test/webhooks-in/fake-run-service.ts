@@ -7,7 +7,8 @@ const FINAL: RunStatus[] = ['completed', 'failed', 'cancelled'];
 
 /**
  * An in-memory RunService with the contract's rules (sync-jobs/src/contracts.ts): finished runs cannot
- * be cancelled or resumed, listeners hear each run finish once, enqueued events are recorded. A test
+ * be cancelled or resumed, listeners hear each run finish once, enqueued events are recorded and
+ * repeated deliveries (same connection and dedupeKey) dropped. A test
  * can give it a `work` function that does a run's job (the file round trip) and can make enqueueing fail.
  */
 export class FakeRunService implements RunService {
@@ -20,6 +21,7 @@ export class FakeRunService implements RunService {
   /** Does a started run's work; resolves to its final counters. */
   work?: (run: RunRecord) => Promise<Partial<RunCounters>>;
   private readonly pending = new Set<Promise<void>>();
+  private readonly seen = new Set<string>();
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     const run: RunRecord = { id: `run-${randomUUID()}`, platform: request.platform, connectionId: request.connectionId, scope: request.scope, options: request.options ?? {}, status: 'queued', counters: { ...ZERO }, createdAt: new Date().toISOString() };
@@ -83,6 +85,10 @@ export class FakeRunService implements RunService {
 
   async enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }> {
     if (this.failEnqueue) throw new Error('Connection is closed.');
+    // The contract's rule: a delivery seen before (same dedupeKey on the same connection) is dropped.
+    const key = `${event.connectionId}\n${event.dedupeKey}`;
+    if (this.seen.has(key)) return { queued: false };
+    this.seen.add(key);
     this.events.push(event);
     return { queued: true };
   }

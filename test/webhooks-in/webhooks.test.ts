@@ -61,7 +61,7 @@ describe('webhook receivers', () => {
       expect(h.runs.events[1]!.email).toBe('new@example.com');
     });
 
-    it('acknowledges a repeated delivery without queueing it again, and remembers it for a day', async () => {
+    it('acknowledges a repeated delivery without queueing it again', async () => {
       const body = JSON.stringify([hubspotEvent(123, 10), hubspotEvent(123, 11)]);
       const first = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body)).send(body);
       expect(first.body).toEqual({ received: 2, queued: 2, duplicates: 0 });
@@ -70,10 +70,6 @@ describe('webhook receivers', () => {
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual({ received: 2, queued: 0, duplicates: 2 });
       expect(h.runs.events).toHaveLength(2);
-      const keys = await h.redis.keys(`${h.prefix}webhook:seen:*`);
-      const ttl = await h.redis.ttl(keys[0]!);
-      expect(ttl).toBeGreaterThan(24 * 3600);
-      expect(ttl).toBeLessThanOrEqual(25 * 3600);
     });
 
     it('refuses a forged signature, a replayed delivery, an unsigned one and another URL', async () => {

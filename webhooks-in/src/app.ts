@@ -5,7 +5,6 @@ import { requireAdminToken } from './auth';
 import { errorHandler, notFound, sendError } from './http-errors';
 import { HubMetrics } from './http-metrics';
 import { requestLog } from './request-log';
-import { DeliveryDedupe } from './delivery-dedupe';
 import { CompletionHookDelivery, HookStore } from './completion-hooks';
 import { webhookRoutes } from './routes/webhooks';
 import { runRoutes } from './routes/runs';
@@ -28,7 +27,6 @@ export interface HubApp {
 }
 
 export const QUEUE_UI_PATH = '/admin/queues';
-export const DEFAULT_DEDUPE_TTL_SECONDS = 25 * 3600;
 
 /**
  * The hub service as an Express 5 app, built from its dependencies (DESIGN.md §3: webhooks-in). It
@@ -73,7 +71,6 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     webhookRoutes({
       receivers: deps.webhooks ?? {},
       runs: deps.runs,
-      dedupe: new DeliveryDedupe(deps.redis, prefix, deps.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS),
       metrics,
       logger,
       publicUrl: deps.publicUrl,

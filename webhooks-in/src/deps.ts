@@ -28,7 +28,7 @@ export interface WebhookReceiver {
 
 export interface HubAppDeps {
   runs: RunService;
-  /** The hub's own Redis connection (readiness, delivery dedupe, completion-webhook registry). */
+  /** The hub's own Redis connection (readiness, completion-webhook registry and delivery queue). */
   redis: Redis;
   /** Bearer token of the admin API and queue UI. Without one the admin API answers 503 (never open). */
   adminToken?: string;
@@ -51,8 +51,6 @@ export interface HubAppDeps {
   logger?: Logger;
   /** Redis key prefix of the hub's own keys (tests use a unique one). */
   keyPrefix?: string;
-  /** How long a webhook delivery's dedupe key is remembered (HubSpot retries for 24 h). */
-  dedupeTtlSeconds?: number;
   /** Completion-webhook delivery: attempts and backoff base (tests shorten it). */
   delivery?: { enabled?: boolean; attempts?: number; backoffMs?: number; timeoutMs?: number; queueName?: string };
   /** Where a file upload's settings (email column, rows to remove) are stored for the file connector. */

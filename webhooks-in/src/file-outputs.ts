@@ -1,5 +1,6 @@
-import { basename, dirname, extname, join, relative, isAbsolute } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { parseScope } from '@verify-hub/core';
+import { resolveOptions } from '@verify-hub/connector-file';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
 export type OutputKind = 'cleaned' | 'removed' | 'summary';
@@ -14,12 +15,8 @@ export function uploadedInput(run: RunRecord, uploadDir: string): string | undef
   return scope.value;
 }
 
-/**
- * Where the file connector writes a run's outputs, by its documented defaults
- * (`<name>.cleaned.<ext>`, `<name>.removed.<ext>`, `<name>.summary.json` beside the input).
- */
+/** Where the file connector writes a run's outputs: its own defaults beside the input (the hub never overrides them). */
 export function outputPath(input: string, kind: OutputKind): string {
-  const ext = extname(input);
-  const stem = join(dirname(input), basename(input, ext));
-  return kind === 'summary' ? `${stem}.summary.json` : `${stem}.${kind}${ext}`;
+  const resolved = resolveOptions({ input });
+  return kind === 'cleaned' ? resolved.output : kind === 'removed' ? resolved.removedOutput : resolved.summaryOutput;
 }

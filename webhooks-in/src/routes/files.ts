@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { access, rm } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import type { ConnectionStore } from '@verify-hub/core';
+import { InputError, type ConnectionStore } from '@verify-hub/core';
+import { FileConnector, type FileInspection } from '@verify-hub/connector-file';
 import type { RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -21,7 +22,7 @@ export interface FileRoutesOptions {
   uploadDir: string;
   maxBytes?: number;
   maxRows?: number;
-  /** Where a file run's settings (email column, rows to remove) are stored for the file connector. */
+  /** Where a file run's settings (email column, rows to remove) are stored: the file connector reads them. */
   connections?: ConnectionStore;
 }
 
@@ -30,6 +31,16 @@ function safeName(original: string): string {
   const ext = extname(original).toLowerCase();
   const stem = basename(original, extname(original)).replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100) || 'upload';
   return `${stem}${ext}`;
+}
+
+/** The file connector's own reading of the file; its refusals become 400s naming the file. */
+async function inspect(settings: { input: string; column?: string; maxRows?: number }): Promise<FileInspection> {
+  try {
+    return await new FileConnector(settings).inspect();
+  } catch (error) {
+    if (error instanceof InputError) throw new HttpError(400, 'INVALID_INPUT', `file: ${error.message}`, 'file');
+    throw new HttpError(400, 'INVALID_INPUT', 'file: cannot be read as CSV or Excel (.xlsx)', 'file');
+  }
 }
 
 const OutputParams = z.object({ kind: z.enum(['cleaned', 'removed', 'summary']) });
@@ -66,25 +77,29 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     },
   });
 
-  router.post('/files', upload.single('file'), async (req, res) => {
+  // A refused upload (type, size, field) leaves nothing behind: multer removes the partial file, this the folder.
+  const receiveFile: RequestHandler = (req, res, next) => {
+    upload.single('file')(req, res, (error?: unknown) => {
+      const uploadId = (req as { uploadId?: string }).uploadId;
+      if (!error || !uploadId) return next(error);
+      rm(join(options.uploadDir, uploadId), { recursive: true, force: true }).then(() => next(error), () => next(error));
+    });
+  };
+
+  router.post('/files', receiveFile, async (req, res) => {
     const file = req.file;
     if (!file) throw new HttpError(400, 'INVALID_INPUT', 'file: required (multipart/form-data, field "file")', 'file');
     const uploadId = (req as { uploadId?: string }).uploadId!;
     try {
+      if (!options.connections) throw new HttpError(503, 'UPLOADS_DISABLED', 'file uploads need the connection store: set HUB_SECRET_KEY');
       const fields = parseInput(UploadFields, req.body ?? {}, 'form');
-      const remove = fields.removeRisky === 'true' ? ['invalid', 'risky'] : ['invalid'];
-      let connectionId: string | undefined;
-      if (options.connections) {
-        connectionId = `file-${uploadId}`;
-        await options.connections.save({
-          id: connectionId,
-          platform: 'file',
-          label: file.originalname.slice(0, 200),
-          createdAt: new Date().toISOString(),
-          credentials: {},
-          settings: { input: file.path, column: fields.column, remove, maxRows: options.maxRows },
-        });
-      }
+      const remove: ('invalid' | 'risky')[] = fields.removeRisky === 'true' ? ['invalid', 'risky'] : ['invalid'];
+      const settings = { input: file.path, column: fields.column, remove, maxRows: options.maxRows };
+      // Read the file once now, so a file over the row limit, without an email column or unreadable is
+      // refused here with its reason, not after the run started.
+      const inspection = await inspect(settings);
+      const connectionId = `file-${uploadId}`;
+      await options.connections.save({ id: connectionId, platform: 'file', label: file.originalname.slice(0, 200), createdAt: new Date().toISOString(), credentials: {}, settings });
       const run = await options.runs.start({
         platform: 'file',
         connectionId,
@@ -96,7 +111,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
         .location(`/api/runs/${run.id}`)
         .json({
           run: runView(run),
-          upload: { id: uploadId, name: file.originalname, bytes: file.size },
+          upload: { id: uploadId, name: file.originalname, bytes: file.size, rows: inspection.rowCount, columns: inspection.columns, emailColumn: inspection.emailColumn },
           links: { run: `/api/runs/${run.id}`, cleaned: `/api/runs/${run.id}/files/cleaned`, removed: `/api/runs/${run.id}/files/removed`, summary: `/api/runs/${run.id}/files/summary` },
         });
     } catch (error) {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { WebhookRejectedError, type ContactEvent, type Logger, type RawWebhookRequest } from '@verify-hub/core';
 import type { RunService } from '@verify-hub/sync-jobs';
 import type { ReceiverRoute, WebhookReceiver } from '../deps';
-import type { DeliveryDedupe } from '../delivery-dedupe';
 import type { HubMetrics } from '../http-metrics';
 import { HttpError, sendError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -16,7 +15,6 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 export interface WebhookRoutesOptions {
   receivers: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
   runs: RunService;
-  dedupe: DeliveryDedupe;
   metrics: HubMetrics;
   logger: Logger;
   publicUrl?: string;
@@ -32,7 +30,7 @@ function rawRequest(req: Request, publicUrl: string | undefined): RawWebhookRequ
 
 /**
  * The platform receivers. Each delivery is checked by the platform's parser (signature, age, shape),
- * its events are deduplicated and queued, and the answer goes back at once: no verification here.
+ * its events are handed to the pipeline (which drops repeats), and the answer goes back at once: no verification here.
  */
 export function webhookRoutes(options: WebhookRoutesOptions): Router {
   const router = Router();
@@ -53,22 +51,22 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
       throw error;
     }
 
-    const keys = events.map((e) => `${platform}:${e.dedupeKey}`);
-    const fresh = await options.dedupe.claim(keys);
-    const toQueue = events.filter((_, i) => fresh[i]);
+    // RunService.enqueueEvent is the one place deliveries are deduplicated (by the event's dedupeKey, per
+    // connection) and queued work is coalesced per contact: a repeat answers { queued: false }.
+    let results: { queued: boolean }[];
     try {
-      await Promise.all(toQueue.map((event) => options.runs.enqueueEvent({ ...event, connectionId: receiver.connectionIdFor(event, route) })));
+      results = await Promise.all(events.map((event) => options.runs.enqueueEvent({ ...event, connectionId: receiver.connectionIdFor(event, route) })));
     } catch (error) {
-      // Nothing accepted may be lost: forget the claims so the platform's retry is taken, and ask for one.
-      await options.dedupe.release(keys.filter((_, i) => fresh[i])).catch(() => undefined);
-      options.logger.error({ err: error, platform, events: toQueue.length }, 'could not queue webhook events');
+      // Nothing accepted may be lost: ask the platform to retry; events queued already are dropped as repeats then.
+      options.logger.error({ err: error, platform, events: events.length }, 'could not queue webhook events');
       res.set('Retry-After', '30');
       return sendError(res, 503, 'UNAVAILABLE', 'events could not be queued; retry later');
     }
-    const duplicates = events.length - toQueue.length;
-    if (toQueue.length) options.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, toQueue.length);
+    const queued = results.filter((r) => r.queued).length;
+    const duplicates = events.length - queued;
+    if (queued) options.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, queued);
     if (duplicates) options.metrics.webhookEvents.inc({ platform, outcome: 'duplicate' }, duplicates);
-    res.status(200).json({ received: events.length, queued: toQueue.length, duplicates });
+    res.status(200).json({ received: events.length, queued, duplicates });
   };
 
   const countOversize: express.ErrorRequestHandler = (error, req, _res, next) => {
