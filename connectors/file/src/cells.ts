@@ -1,5 +1,10 @@
-/** A cell as the connector carries it: CSV cells are strings; .xlsx cells keep numbers and booleans (dates become ISO strings). */
-export type CellValue = string | number | boolean | null;
+/** A cell as read: CSV cells are strings; .xlsx cells keep numbers, booleans and dates. */
+export type CellValue = string | number | boolean | Date | null;
+
+/** A cell as a contact's payload carries it (JSON): dates become ISO strings. */
+export type PayloadCell = string | number | boolean | null;
+
+export const payloadCell = (cell: CellValue | undefined): PayloadCell => (cell instanceof Date ? cell.toISOString() : (cell ?? null));
 
 /** One item of an input file in file order: a parsed record, or a record that could not be parsed. */
 export type SourceItem =
@@ -7,6 +12,7 @@ export type SourceItem =
   | { kind: 'problem'; line: number; message: string };
 
 export function cellText(cell: CellValue | undefined): string {
+  if (cell instanceof Date) return cell.toISOString();
   return cell === null || cell === undefined ? '' : String(cell);
 }
 

@@ -28,14 +28,14 @@ export class DataRows {
   private peeked: DataItem | undefined;
   private done = false;
 
-  constructor(private readonly options: ResolvedOptions, private readonly layout: Pick<FileLayout, 'hasHeader' | 'delimiter' | 'emailIndex'>) {
+  constructor(private readonly options: ResolvedOptions, private readonly layout: Pick<FileLayout, 'hasHeader' | 'delimiter' | 'emailIndex' | 'columns'>) {
     this.source = openSource(options, layout.delimiter);
     this.headerSeen = !layout.hasHeader;
   }
 
-  /** Data rows returned so far. */
+  /** Data rows returned by `next()` so far (a peeked row is not counted). */
   get position(): number {
-    return this.rowNumber;
+    return this.peeked?.kind === 'row' ? this.rowNumber - 1 : this.rowNumber;
   }
 
   async peek(): Promise<DataItem | undefined> {
@@ -72,7 +72,9 @@ export class DataRows {
         await this.close();
         throw rowLimitError(this.options);
       }
-      return { kind: 'row', row: this.rowNumber, line: item.line, cells: item.cells, email: cellText(item.cells[this.layout.emailIndex]).trim() };
+      // .xlsx rows stop at their last non-empty cell: every row gets the file's width.
+      const cells = item.cells.length < this.layout.columns.length ? [...item.cells, ...new Array<null>(this.layout.columns.length - item.cells.length).fill(null)] : item.cells;
+      return { kind: 'row', row: this.rowNumber, line: item.line, cells, email: cellText(cells[this.layout.emailIndex]).trim() };
     }
   }
 }

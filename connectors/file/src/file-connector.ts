@@ -14,7 +14,7 @@ import {
   type WriteOptions,
   type WriteReport,
 } from '@verify-hub/core';
-import { cellText, type CellValue } from './cells';
+import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout } from './layout';
 import { resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
@@ -147,7 +147,7 @@ export class FileConnector implements Connector {
       }
       rows++;
       if (item.email === '') skipped.no_email++;
-      else contacts.push({ id: String(item.row), email: item.email, payload: item.cells });
+      else contacts.push({ id: String(item.row), email: item.email, payload: item.cells.map(payloadCell) });
     }
     // Problems right after the page's last row belong to this page; then we know whether the file ended.
     skipped.unparseable += await this.takeProblems(reader);

@@ -19,10 +19,14 @@ const partial = (path: string) => `${path}.partial`;
 export function csvSink(path: string, delimiter: string, bom: boolean): RowSink {
   const file = createWriteStream(partial(path));
   const stringifier = stringify({ delimiter, bom, record_delimiter: 'unix', cast: { boolean: (b) => (b ? 'true' : 'false') } });
+  // A failed disk write must end a wait for 'drain', which would otherwise never come.
+  const failed = new AbortController();
+  for (const stream of [file, stringifier]) stream.on('error', (error: Error) => failed.abort(error));
   stringifier.pipe(file);
   return {
     async write(cells) {
-      if (!stringifier.write(cells)) await Promise.race([once(stringifier, 'drain'), once(file, 'error').then(([e]) => Promise.reject(e))]);
+      if (failed.signal.aborted) throw failed.signal.reason;
+      if (!stringifier.write(cells)) await once(stringifier, 'drain', { signal: failed.signal });
     },
     async close() {
       stringifier.end();
@@ -38,11 +42,11 @@ export function csvSink(path: string, delimiter: string, bom: boolean): RowSink 
 }
 
 export function xlsxSink(path: string, sheetName: string): RowSink {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: partial(path), useStyles: false, useSharedStrings: false });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: partial(path), useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName);
   return {
     async write(cells) {
-      sheet.addRow(cells).commit();
+      sheet.addRow(cells.map((cell) => (cell === '' ? null : cell))).commit();
     },
     async close() {
       sheet.commit();

@@ -2,11 +2,11 @@ import { createReadStream } from 'node:fs';
 import ExcelJS from 'exceljs';
 import type { CellValue, SourceItem } from './cells';
 
-/** Plain value of an exceljs cell: rich text and hyperlinks become their text, formulas their result, dates ISO strings. */
+/** Plain value of an exceljs cell: rich text and hyperlinks become their text, formulas their result. */
 export function plainCell(value: unknown): CellValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return value;
   if (typeof value === 'object') {
     const v = value as Record<string, unknown>;
     if (Array.isArray(v.richText)) return v.richText.map((part: { text?: string }) => part.text ?? '').join('');
@@ -18,12 +18,12 @@ export function plainCell(value: unknown): CellValue {
 }
 
 /**
- * Streams the rows of the first worksheet (exceljs WorkbookReader, nothing loaded whole). Blank
+ * Streams the rows (styles are read because they tell dates from numbers) of the first worksheet (exceljs WorkbookReader, nothing loaded whole). Blank
  * rows are not stored in .xlsx files, so none are seen; `line` is the worksheet row number.
  */
 export async function* readXlsx(path: string, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
   const input = createReadStream(path);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', entries: 'ignore' });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
   try {
     for await (const worksheet of workbook) {
       const name = (worksheet as unknown as { name?: string }).name;

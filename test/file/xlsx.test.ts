@@ -1,0 +1,103 @@
+import ExcelJS from 'exceljs';
+import { readdir } from 'node:fs/promises';
+import { FileConnector } from '@verify-hub/connector-file';
+import { expectedRisk, fakeVerify, pullAll, RESULT_HEADER, resultsFor, runInOrder, tempDir } from './helpers';
+import { toHubSpotProperties } from '@verify-hub/core';
+
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+beforeEach(async () => (tmp = await tempDir()));
+afterEach(async () => tmp.cleanup());
+
+const JOINED = new Date(Date.UTC(2024, 4, 6, 0, 0, 0));
+
+/** A workbook like a CRM export: typed cells, a rich-text cell, a hyperlink, an empty email, a second sheet that is ignored. */
+async function writeWorkbook(name: string, extraRows = 0): Promise<string> {
+  const path = tmp.file(name);
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Contacts');
+  sheet.addRow(['Name', 'Email Address', 'Age', 'Joined', 'VIP']);
+  sheet.addRow([{ richText: [{ text: 'Ada ' }, { text: 'Lovelace', font: { bold: true } }] }, 'ada@example.com', 36, JOINED, true]);
+  sheet.addRow(['Bad Bob', { text: 'bad.bob@example.org', hyperlink: 'mailto:bad.bob@example.org' }, 41, JOINED, false]);
+  sheet.addRow(['No Mail', null, 50, null, false]);
+  sheet.addRow(['Info Desk', 'info@example.net', null, null, null]);
+  for (let i = 0; i < extraRows; i++) sheet.addRow([`Person ${i}`, `person${i}@example.com`, i, null, i % 2 === 0]);
+  workbook.addWorksheet('Other').addRow(['not', 'read']);
+  await workbook.xlsx.writeFile(path);
+  return path;
+}
+
+async function readSheet(path: string): Promise<{ name: string; rows: unknown[][] }> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(path);
+  const sheet = workbook.worksheets[0]!;
+  const rows: unknown[][] = [];
+  sheet.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+  return { name: sheet.name, rows };
+}
+
+describe('.xlsx in and out', () => {
+  it('reads the first worksheet with typed cells and detects the email column', async () => {
+    const input = await writeWorkbook('crm.xlsx');
+    const connector = new FileConnector({ input });
+    const info = await connector.inspect();
+    expect(info).toMatchObject({ columns: ['Name', 'Email Address', 'Age', 'Joined', 'VIP'], emailColumn: 'Email Address', rowCount: 4, hasHeader: true });
+    const pages = await pullAll(connector);
+    expect(pages.flatMap((p) => p.contacts)).toEqual([
+      { id: '1', email: 'ada@example.com', payload: ['Ada Lovelace', 'ada@example.com', 36, JOINED.toISOString(), true] },
+      { id: '2', email: 'bad.bob@example.org', payload: ['Bad Bob', 'bad.bob@example.org', 41, JOINED.toISOString(), false] },
+      { id: '4', email: 'info@example.net', payload: ['Info Desk', 'info@example.net', null, null, null] },
+    ]);
+    expect(pages[0]!.skipped).toEqual({ no_email: 1, unparseable: 0 });
+  });
+
+  it('writes cleaned and removed workbooks: same sheet name, original columns, then the result columns', async () => {
+    const input = await writeWorkbook('crm.xlsx');
+    const connector = new FileConnector({ input });
+    await runInOrder(connector);
+    const summary = await connector.finish();
+    expect(summary.output).toBe(tmp.file('crm.cleaned.xlsx'));
+    expect(summary.counts).toEqual({ safe: 1, risky: 1, invalid: 1, unknown: 0 });
+    expect(expectedRisk('bad.bob@example.org')).toBe('invalid');
+
+    const cleaned = await readSheet(summary.output);
+    const removed = await readSheet(summary.removedOutput);
+    expect(cleaned.name).toBe('Contacts');
+    expect(cleaned.rows[0]).toEqual(['Name', 'Email Address', 'Age', 'Joined', 'VIP', ...RESULT_HEADER]);
+    expect(removed.rows[0]).toEqual(cleaned.rows[0]);
+    expect(cleaned.rows.slice(1).map((r) => r[1] ?? '')).toEqual(['ada@example.com', '', 'info@example.net']);
+    expect(removed.rows.slice(1).map((r) => r[1])).toEqual(['bad.bob@example.org']);
+    // Numbers, dates and booleans keep their types; result cells are core's write-back values.
+    const ada = cleaned.rows[1]!;
+    expect(ada.slice(0, 5)).toEqual(['Ada Lovelace', 'ada@example.com', 36, JOINED, true]);
+    expect(Array.from(ada.slice(5), (v) => v ?? '')).toEqual(Object.values(pick(toHubSpotProperties(fakeVerify('ada@example.com')), RESULT_HEADER)));
+    expect((await readdir(tmp.dir)).sort()).toEqual(['crm.cleaned.xlsx', 'crm.removed.xlsx', 'crm.summary.json', 'crm.xlsx']);
+  });
+
+  it('streams a larger workbook in pages and keeps the order of out-of-order writes', async () => {
+    const input = await writeWorkbook('big.xlsx', 2_000);
+    const connector = new FileConnector({ input, pageSize: 500 });
+    const pages = await pullAll(connector);
+    expect(pages.length).toBe(5);
+    for (const page of [...pages].reverse()) await connector.write(resultsFor(page.contacts), {});
+    const summary = await connector.finish();
+    expect(summary.rows).toBe(2_004);
+    const cleaned = await readSheet(summary.output);
+    const names = cleaned.rows.map((r) => r[0]).filter((n) => String(n).startsWith('Person'));
+    expect(names).toEqual(Array.from({ length: 2_000 }, (_, i) => `Person ${i}`));
+  });
+
+  it('refuses an .xlsx over the row limit', async () => {
+    const input = await writeWorkbook('limit.xlsx', 10);
+    await expect(new FileConnector({ input, maxRows: 10 }).inspect()).rejects.toThrow(/more than 10 data rows.*--max-rows/);
+  });
+
+  it('reports a file that is not a workbook as an input error', async () => {
+    const input = tmp.file('fake.xlsx');
+    await (await import('node:fs/promises')).writeFile(input, 'email\na@example.com\n');
+    await expect(new FileConnector({ input }).inspect()).rejects.toMatchObject({ field: 'input', message: expect.stringMatching(/could not be read as an \.xlsx workbook/) });
+  });
+});
+
+function pick(values: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.map((n) => [n, values[n]!]));
+}
