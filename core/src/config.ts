@@ -37,6 +37,12 @@ export const ConfigSchema = z.strictObject({
   PORT: port.default(8080),
   ENGINE_PORT: port.default(8081),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // The hub service (webhooks-in, `verify-hub serve`).
+  HUB_HOST: z.string().min(1).default('0.0.0.0'),
+  HUB_PUBLIC_URL: url(['http:', 'https:']).optional(),
+  HUB_TRUST_PROXY: z.string().min(1).optional(),
+  HUB_UPLOAD_DIR: z.string().min(1).optional(),
+  HUB_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
