@@ -9,3 +9,8 @@ export { isReservedDomain } from './checks/reserved-domains';
 export { isDisposableDomain, isFreeProviderDomain, typoSuggestion } from './checks/domain-lists';
 export { isRoleAccount, isGibberish, subAddress, spamTrapLevel } from './checks/local-part';
 export { isNonPublicAddress } from './checks/mail-hosts';
+export { startEngineServer, type EngineServer, type EngineServerOptions } from './server/start';
+export { createEngineApp, OPENAPI_PATH, type EngineAppDeps } from './server/app';
+export { KeyStore, DEFAULT_LIMITS, hashKey, quotaResetAt, type KeyRecord, type AccountLimits } from './server/key-store';
+export { EngineMetrics } from './server/metrics';
+export { AccountRateLimiter } from './server/rate-limit';

@@ -77,8 +77,10 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     this.domainCache.clear();
   }
 
-  async verify(email: string, { signal }: VerifyOptions = {}): Promise<Verification> {
+  async verify(input: string, { signal }: VerifyOptions = {}): Promise<Verification> {
     const now = this.options.now();
+    // Callers in plain JavaScript (CSV cells, webhook bodies) may hand over anything: it is kept as text.
+    const email = typeof input === 'string' ? input : String(input ?? '');
     const pre = normalizeEmail(email);
     const syntax = checkSyntax(typeof email === 'string' ? email : '');
     if (!pre.ok || !syntax.ok) {
@@ -251,7 +253,7 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
   checks.smtpGreeting = probe.greeting;
   checks.starttls = probe.starttls;
   const reply = probe.rcpt?.reply ?? probe.failureReply;
-  checks.smtpReply = reply ? { code: reply.code, enhancedCode: reply.enhanced, class: probe.rcpt?.class ?? probe.failure } : null;
+  checks.smtpReply = reply ? { code: reply.code, enhanced: reply.enhanced, class: probe.rcpt?.class ?? probe.failure } : null;
   switch (probe.failure) {
     case 'connect_failed':
       return 'smtp_unreachable';

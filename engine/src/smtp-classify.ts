@@ -38,7 +38,8 @@ export function classifyReply(reply: SmtpReply): ReplyClass {
       if (subject === 1 && (detail === 1 || detail === 0 || detail === 10 || detail === 6)) return 'mailbox_not_found';
       if (subject === 2 && detail === 2) return 'mailbox_full';
       if (subject === 2 && detail === 1) return 'mailbox_disabled';
-      if (subject === 7) return DISABLED.test(text) ? 'mailbox_disabled' : 'blocked';
+      // 5.7.x is "security or policy": servers also use it for full or disabled mailboxes, so the text decides first.
+      if (subject === 7) return FULL.test(text) ? 'mailbox_full' : DISABLED.test(text) ? 'mailbox_disabled' : 'blocked';
     }
     if (code === 552 || FULL.test(text)) return 'mailbox_full';
     if (DISABLED.test(text)) return 'mailbox_disabled';

@@ -54,7 +54,7 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
   });
 
   it.each([
-    ['nobody@acme-mail.com', 'invalid', 'mailbox_not_found', { smtp: false, smtpReply: { code: 550, enhancedCode: '5.1.1', class: 'mailbox_not_found' } }],
+    ['nobody@acme-mail.com', 'invalid', 'mailbox_not_found', { smtp: false, smtpReply: { code: 550, enhanced: '5.1.1', class: 'mailbox_not_found' } }],
     ['gone@acme-mail.com', 'invalid', 'mailbox_disabled', { smtp: false, mailboxDisabled: true }],
     ['full@acme-mail.com', 'risky', 'mailbox_full', { smtp: true, mailboxFull: true }],
     ['grey@acme-mail.com', 'unknown', 'greylisted', { smtp: null, greylisted: true, retryAfterSeconds: 120 }],

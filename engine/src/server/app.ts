@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import { normalizeEmail, toWireResponse, type Logger, type Verifier } from '@verify-hub/core';
+import { quotaResetAt, type KeyRecord, type KeyStore } from './key-store';
+import type { EngineMetrics } from './metrics';
+import type { AccountRateLimiter } from './rate-limit';
+
+export interface EngineAppDeps {
+  verifier: Verifier;
+  store: KeyStore;
+  rateLimiter: AccountRateLimiter;
+  metrics: EngineMetrics;
+  redis: Redis;
+  /** Reported by /healthz (for example the LocalEngine's `dnsUnavailable`). */
+  dnsUnavailable?: () => boolean;
+  logger?: Logger;
+}
+
+export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
+
+const MAX_EMAIL_LENGTH = 320;
+
+/** Epoch seconds, the form of `X-RateLimit-Reset` this engine sends (core accepts all three forms). */
+const epochSeconds = (ms: number) => String(Math.ceil(ms / 1000));
+
+/**
+ * The engine's HTTP API (DESIGN.md §1): `GET /api/v1/verify` behind `X-API-Key`, per-account rate limit
+ * and monthly quota with `X-RateLimit-*` headers on every authenticated answer, `/openapi.yaml`,
+ * `/healthz` and `/metrics`.
+ */
+export function createEngineApp(deps: EngineAppDeps): express.Express {
+  const { verifier, store, rateLimiter, metrics, redis, logger } = deps;
+  const openapi = readFileSync(OPENAPI_PATH, 'utf8');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const requestId = randomUUID();
+    res.set('X-Request-Id', requestId);
+    res.on('finish', () => metrics.requests.inc({ route: routeLabel(req), status: String(res.statusCode) }));
+    next();
+  });
+
+  app.get('/healthz', async (_req, res) => {
+    const redisOk = await redis.ping().then(() => true, () => false);
+    res.status(redisOk ? 200 : 503).json({ status: redisOk ? 'ok' : 'degraded', redis: redisOk ? 'ok' : 'down', dns: deps.dnsUnavailable?.() ? 'unavailable' : 'ok' });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(openapi);
+  });
+
+  app.get('/api/v1/verify', async (req, res) => {
+    const account = await store.authenticate(req.get('x-api-key'));
+    if (!account) {
+      metrics.rejected.inc({ code: 'UNAUTHORIZED' });
+      res.status(401).json({ error: 'Invalid, revoked or missing API key (send it in the X-API-Key header)', code: 'UNAUTHORIZED' });
+      return;
+    }
+    await verifyForAccount(req, res, account);
+  });
+
+  async function verifyForAccount(req: Request, res: Response, key: KeyRecord): Promise<void> {
+    const limits = await store.accountLimits(key.account);
+    const rate = await rateLimiter.consume(key.account, limits.ratePerSecond);
+    const used = await store.usage(key.account);
+    const quotaReset = quotaResetAt().getTime();
+    res.set({
+      'X-RateLimit-Limit': String(rate.limit),
+      'X-RateLimit-Remaining': String(rate.remaining),
+      'X-RateLimit-Reset': epochSeconds(rate.resetAt),
+      'X-Quota-Limit': String(limits.monthlyQuota),
+      'X-Quota-Remaining': String(Math.max(0, limits.monthlyQuota - used)),
+      'X-Quota-Reset': epochSeconds(quotaReset),
+    });
+    if (!rate.allowed) {
+      metrics.rejected.inc({ code: 'RATE_LIMITED' });
+      res.set('Retry-After', String(Math.max(1, Math.ceil((rate.resetAt - Date.now()) / 1000))));
+      res.status(429).json({ error: `Rate limit of ${rate.limit} requests per second exceeded`, code: 'RATE_LIMITED' });
+      return;
+    }
+    const email = req.query.email;
+    if (typeof email !== 'string' || email.trim() === '') {
+      metrics.rejected.inc({ code: 'INVALID_REQUEST' });
+      res.status(400).json({ error: 'email: required query parameter', code: 'INVALID_REQUEST' });
+      return;
+    }
+    if (email.length > MAX_EMAIL_LENGTH) {
+      metrics.rejected.inc({ code: 'INVALID_REQUEST' });
+      res.status(400).json({ error: `email: longer than ${MAX_EMAIL_LENGTH} characters`, code: 'INVALID_REQUEST' });
+      return;
+    }
+    const billable = normalizeEmail(email).ok;
+    const reserved = billable ? await store.reserveCredit(key.account, limits.monthlyQuota) : 0;
+    if (reserved === null) {
+      metrics.rejected.inc({ code: 'QUOTA_EXCEEDED' });
+      // The quota's own limit and reset, so a client that reads only X-RateLimit-* waits until the month turns.
+      res.set({ 'X-RateLimit-Limit': String(limits.monthlyQuota), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': epochSeconds(quotaReset), 'X-Quota-Remaining': '0' });
+      res.status(429).json({ error: `Monthly quota of ${limits.monthlyQuota} verifications used up; it resets on ${new Date(quotaReset).toISOString()}`, code: 'QUOTA_EXCEEDED' });
+      return;
+    }
+    metrics.inFlight.inc();
+    const stopTimer = metrics.latency.startTimer();
+    try {
+      const verification = await verifier.verify(email);
+      // Unknown is never billed; so are answers rejected before any check that costs (reserved is 0 then).
+      if (reserved && !verification.billable) await store.refundCredit(key.account);
+      const remaining = Math.max(0, limits.monthlyQuota - (reserved && verification.billable ? reserved : used));
+      res.set('X-Quota-Remaining', String(remaining));
+      metrics.verifications.inc({ risk: verification.risk });
+      res.json(toWireResponse(verification));
+    } catch (error) {
+      if (reserved) await store.refundCredit(key.account).catch(() => undefined);
+      metrics.errors.inc();
+      logger?.error({ err: error, account: key.account }, 'verification failed');
+      res.status(500).json({ error: 'Verification failed inside the engine', code: 'ENGINE_ERROR' });
+    } finally {
+      stopTimer();
+      metrics.inFlight.dec();
+    }
+  }
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'Not found', code: 'NOT_FOUND' });
+  });
+  app.use((error: Error, _req: Request, res: Response, _next: express.NextFunction) => {
+    metrics.errors.inc();
+    logger?.error({ err: error }, 'engine request failed');
+    if (!res.headersSent) res.status(500).json({ error: 'Internal error', code: 'ENGINE_ERROR' });
+  });
+  return app;
+}
+
+function routeLabel(req: Request): string {
+  return ['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml'].includes(req.path) ? req.path : 'other';
+}

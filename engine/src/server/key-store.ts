@@ -1,0 +1,156 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { InputError } from '@verify-hub/core';
+
+/**
+ * API keys and accounts of the self-hosted engine, kept in Redis (engine/README.md says why: several
+ * engine processes share one account's rate limit and quota, a revocation made by the CLI is seen by
+ * every server at its next request, and counters are atomic).
+ *
+ * A key is `<prefix>_<43 characters of base64url>` from 32 random bytes. It is shown once, at creation;
+ * Redis holds only its SHA-256 (right for a high-entropy secret: no salt or slow hash needed, since the
+ * key cannot be guessed from a dictionary). Lookup is by hash, then the stored and computed hashes are
+ * compared with `timingSafeEqual`.
+ *
+ * Layout under the key prefix (default `vh:engine:`):
+ *   key:<sha256 hex>        hash: id, account, name, createdAt, revokedAt, display, hash
+ *   keys                    hash: id -> sha256 hex (listing and revocation by id)
+ *   account:<name>          hash: ratePerSecond, monthlyQuota
+ *   usage:<account>:<YYYY-MM>  billable verifications this month (expires after 62 days)
+ */
+export interface KeyRecord {
+  id: string;
+  account: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+  /** The prefix and first characters, for telling keys apart in a list (not enough to use). */
+  display: string;
+}
+
+export interface AccountLimits {
+  ratePerSecond: number;
+  monthlyQuota: number;
+}
+
+export const DEFAULT_LIMITS: AccountLimits = { ratePerSecond: 10, monthlyQuota: 10_000 };
+
+const KEY_PATTERN = /^[a-z][a-z0-9]{0,15}_[A-Za-z0-9_-]{43}$/;
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export class KeyStore {
+  constructor(private readonly redis: Redis, private readonly prefix = 'vh:engine:', private readonly defaults: AccountLimits = DEFAULT_LIMITS) {}
+
+  /** Creates a key; the returned `key` is the only time the secret exists outside its holder. */
+  async createKey(input: { name: string; account?: string; keyPrefix?: string }): Promise<{ key: string; record: KeyRecord }> {
+    const name = input.name?.trim();
+    if (!name || !NAME_PATTERN.test(name)) throw new InputError('name', 'must be 1-64 letters, digits, spaces, dots, dashes or underscores');
+    const account = (input.account ?? 'default').trim();
+    if (!NAME_PATTERN.test(account)) throw new InputError('account', 'must be 1-64 letters, digits, spaces, dots, dashes or underscores');
+    const keyPrefix = input.keyPrefix ?? 'vh';
+    if (!/^[a-z][a-z0-9]{0,15}$/.test(keyPrefix)) throw new InputError('keyPrefix', 'must be 1-16 lower-case letters or digits, starting with a letter');
+    const key = `${keyPrefix}_${randomBytes(32).toString('base64url')}`;
+    const hash = hashKey(key).toString('hex');
+    const record: KeyRecord = { id: randomUUID(), account, name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, keyPrefix.length + 5)}…` };
+    await this.redis
+      .multi()
+      .hset(`${this.prefix}key:${hash}`, { ...record, revokedAt: '', hash })
+      .hset(`${this.prefix}keys`, record.id, hash)
+      .hsetnx(`${this.prefix}account:${account}`, 'ratePerSecond', String(this.defaults.ratePerSecond))
+      .hsetnx(`${this.prefix}account:${account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
+      .exec();
+    return { key, record };
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    const hashes = await this.redis.hgetall(`${this.prefix}keys`);
+    const records = await Promise.all(Object.values(hashes).map((h) => this.recordByHash(h)));
+    return records.filter((r): r is KeyRecord => r !== null).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Revokes at once: the next request with this key is refused by every server sharing the Redis. */
+  async revokeKey(id: string): Promise<KeyRecord | null> {
+    const hash = await this.redis.hget(`${this.prefix}keys`, id);
+    if (!hash) return null;
+    const key = `${this.prefix}key:${hash}`;
+    if (!(await this.redis.hget(key, 'revokedAt'))) await this.redis.hset(key, 'revokedAt', new Date().toISOString());
+    return this.recordByHash(hash);
+  }
+
+  /** The key's record when it is well-formed, known and not revoked; else null. */
+  async authenticate(presented: string | undefined): Promise<KeyRecord | null> {
+    if (!presented || !KEY_PATTERN.test(presented)) return null;
+    const computed = hashKey(presented);
+    const hex = computed.toString('hex');
+    const fields = await this.redis.hgetall(`${this.prefix}key:${hex}`);
+    if (!fields.id || !fields.hash) return null;
+    if (!timingSafeEqual(Buffer.from(fields.hash, 'hex'), computed)) return null;
+    if (fields.revokedAt) return null;
+    return toRecord(fields);
+  }
+
+  async accountLimits(account: string): Promise<AccountLimits> {
+    const fields = await this.redis.hgetall(`${this.prefix}account:${account}`);
+    const rate = Number(fields.ratePerSecond);
+    const quota = Number(fields.monthlyQuota);
+    return {
+      ratePerSecond: Number.isFinite(rate) && rate > 0 ? rate : this.defaults.ratePerSecond,
+      monthlyQuota: Number.isFinite(quota) && quota >= 0 ? quota : this.defaults.monthlyQuota,
+    };
+  }
+
+  async setAccountLimits(account: string, limits: Partial<AccountLimits>): Promise<AccountLimits> {
+    if (limits.ratePerSecond !== undefined && !(Number.isInteger(limits.ratePerSecond) && limits.ratePerSecond > 0)) throw new InputError('ratePerSecond', 'must be a positive integer');
+    if (limits.monthlyQuota !== undefined && !(Number.isInteger(limits.monthlyQuota) && limits.monthlyQuota >= 0)) throw new InputError('monthlyQuota', 'must be a whole number, 0 or more');
+    const fields: Record<string, string> = {};
+    if (limits.ratePerSecond !== undefined) fields.ratePerSecond = String(limits.ratePerSecond);
+    if (limits.monthlyQuota !== undefined) fields.monthlyQuota = String(limits.monthlyQuota);
+    if (Object.keys(fields).length > 0) await this.redis.hset(`${this.prefix}account:${account}`, fields);
+    return this.accountLimits(account);
+  }
+
+  /**
+   * Takes one credit of this month's quota, atomically. Returns how many are used, or null (and takes
+   * nothing) when the quota is spent. Verifications that end `unknown` give theirs back (`refund`).
+   */
+  async reserveCredit(account: string, quota: number, now = new Date()): Promise<number | null> {
+    const key = this.usageKey(account, now);
+    const used = await this.redis.incr(key);
+    if (used === 1) await this.redis.expire(key, 62 * 24 * 3600);
+    if (used > quota) {
+      await this.redis.decr(key);
+      return null;
+    }
+    return used;
+  }
+
+  async refundCredit(account: string, now = new Date()): Promise<void> {
+    await this.redis.decr(this.usageKey(account, now));
+  }
+
+  async usage(account: string, now = new Date()): Promise<number> {
+    return Number((await this.redis.get(this.usageKey(account, now))) ?? 0);
+  }
+
+  private usageKey(account: string, now: Date): string {
+    return `${this.prefix}usage:${account}:${now.toISOString().slice(0, 7)}`;
+  }
+
+  private async recordByHash(hash: string): Promise<KeyRecord | null> {
+    const fields = await this.redis.hgetall(`${this.prefix}key:${hash}`);
+    return fields.id ? toRecord(fields) : null;
+  }
+}
+
+function toRecord(f: Record<string, string>): KeyRecord {
+  return { id: f.id!, account: f.account!, name: f.name!, createdAt: f.createdAt!, revokedAt: f.revokedAt || null, display: f.display! };
+}
+
+/** When this month's quota resets: the first instant of next month, UTC. */
+export function quotaResetAt(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}

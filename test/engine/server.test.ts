@@ -1,0 +1,242 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { join } from 'node:path';
+import { EngineAuthError, EngineClient, EngineQuotaError, EngineRateLimitError, engineErrorFromResponse, EngineResponseSchema } from '@verify-hub/core';
+import { startEngineServer, type EngineServer } from '@verify-hub/engine';
+import { startMailWorld, type MailWorld } from '../fakes/mail-peers';
+import { engineFor } from './helpers';
+
+// The validator is a dev dependency of the engine workspace, installed under engine/node_modules.
+const SwaggerParser = require(require.resolve('@apidevtools/swagger-parser', { paths: [join(__dirname, '..', '..', 'engine')] })) as {
+  validate(api: string): Promise<unknown>;
+  dereference(api: string): Promise<unknown>;
+};
+
+describe('engine HTTP API', () => {
+  let world: MailWorld;
+  let redis: Redis;
+  let server: EngineServer;
+  const prefix = `test:engine:${randomUUID()}:`;
+
+  const get = (path: string, key?: string) => fetch(`${server.url}${path}`, { headers: key ? { 'X-API-Key': key } : {} });
+  const verify = (email: string, key?: string) => get(`/api/v1/verify?email=${encodeURIComponent(email)}`, key);
+  async function newKey(account: string, limits: { ratePerSecond?: number; monthlyQuota?: number } = {}): Promise<string> {
+    const { key } = await server.store.createKey({ name: `key for ${account}`, account });
+    await server.store.setAccountLimits(account, limits);
+    return key;
+  }
+
+  beforeAll(async () => {
+    world = await startMailWorld();
+    world.smtp.script('john@acme-mail.com', 'accept').script('grey@acme-mail.com', 'greylist');
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    server = await startEngineServer({ port: 0, redis, keyPrefix: prefix, verifier: engineFor(world), defaultLimits: { ratePerSecond: 50, monthlyQuota: 1000 } });
+  });
+  afterAll(async () => {
+    await server.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    await world.stop();
+  });
+
+  describe('keys', () => {
+    it('creates a key shown once, stored only as its SHA-256', async () => {
+      const { key, record } = await server.store.createKey({ name: 'CRM sync', account: 'acme' });
+      expect(key).toMatch(/^vh_[A-Za-z0-9_-]{43}$/);
+      expect(Buffer.from(key.slice(3), 'base64url')).toHaveLength(32);
+      expect(record).toMatchObject({ name: 'CRM sync', account: 'acme', revokedAt: null });
+      expect(record.display).toBe(`${key.slice(0, 7)}…`);
+      expect(JSON.stringify(await server.store.listKeys())).not.toContain(key);
+      const dump: string[] = [];
+      for (const k of await redis.keys(`${prefix}*`)) {
+        const type = await redis.type(k);
+        dump.push(k, type === 'hash' ? JSON.stringify(await redis.hgetall(k)) : type === 'string' ? String(await redis.get(k)) : type);
+      }
+      expect(dump.join('\n')).not.toContain(key.slice(3));
+      expect(dump.join('\n')).toContain(createHash('sha256').update(key).digest('hex'));
+    });
+
+    it('two keys never collide, and a custom prefix is kept', async () => {
+      const a = await server.store.createKey({ name: 'one', keyPrefix: 'acme' });
+      const b = await server.store.createKey({ name: 'two', keyPrefix: 'acme' });
+      expect(a.key).toMatch(/^acme_/);
+      expect(a.key).not.toBe(b.key);
+    });
+
+    it('rejects bad names with an error naming the field', async () => {
+      await expect(server.store.createKey({ name: '' })).rejects.toThrow(/^name: /);
+      await expect(server.store.createKey({ name: 'ok', account: '../etc' })).rejects.toThrow(/^account: /);
+    });
+  });
+
+  describe('authentication', () => {
+    it.each([
+      ['no key', undefined],
+      ['a malformed key', 'not-a-key'],
+      ['an unknown well-formed key', `vh_${Buffer.alloc(32, 7).toString('base64url')}`],
+    ])('answers 401 UNAUTHORIZED for %s', async (_label, key) => {
+      const res = await verify('john@acme-mail.com', key);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED' });
+    });
+
+    it('a revoked key is refused at once', async () => {
+      const { key, record } = await server.store.createKey({ name: 'temp', account: 'revoke-test' });
+      expect((await verify('x@example.com', key)).status).toBe(200);
+      await server.store.revokeKey(record.id);
+      const res = await verify('x@example.com', key);
+      expect(res.status).toBe(401);
+      expect((await server.store.listKeys()).find((k) => k.id === record.id)?.revokedAt).toEqual(expect.any(String));
+    });
+  });
+
+  describe('verification answers', () => {
+    it('answers field set B plus field set A booleans, with rate and quota headers', async () => {
+      const key = await newKey('answers');
+      const res = await verify('john@acme-mail.com', key);
+      expect(res.status).toBe(200);
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset']) expect(res.headers.get(h)).toMatch(/^\d+$/);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('50');
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(EngineResponseSchema.safeParse(body).success).toBe(true);
+      expect(body).toMatchObject({
+        email: 'john@acme-mail.com', risk: 'safe', reason: 'deliverable', score: 95, billable: true,
+        checks: { syntax: true, mx: true, smtp: true, catch_all: false, domain_exists: true, starttls: true, smtp_reply: { code: 250, enhanced: null, class: 'accepted' } },
+        deliverability: { grade: 'A', blacklist: { listed: false, listed_count: 0, total_checks: 10 } },
+        valid: true, deliverable: true, smtp_valid: true, mx_found: true, disposable: false, role_account: false, catch_all: false, free_provider: false, spam_trap: false,
+      });
+    });
+
+    it('answers 400 naming the field when email is missing, still with rate headers', async () => {
+      const key = await newKey('bad-input');
+      const res = await get('/api/v1/verify', key);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: expect.stringMatching(/^email: /), code: 'INVALID_REQUEST' });
+      expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+    });
+  });
+
+  describe('limits', () => {
+    it('rate limit per account, shared by all its keys: 429 RATE_LIMITED with headers', async () => {
+      const first = await newKey('rate-acct', { ratePerSecond: 3 });
+      const { key: second } = await server.store.createKey({ name: 'second key', account: 'rate-acct' });
+      const before = Date.now();
+      const answers = await Promise.all([first, second, first, second, first].map((k) => verify('x@example.com', k)));
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const limited = answers.find((r) => r.status === 429)!;
+      expect(await limited.json()).toEqual({ error: expect.any(String), code: 'RATE_LIMITED' });
+      expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
+      expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+      const reset = Number(limited.headers.get('x-ratelimit-reset')) * 1000;
+      expect(reset).toBeGreaterThanOrEqual(before - 1000);
+      expect(reset).toBeLessThanOrEqual(Date.now() + 2000);
+      const error = engineErrorFromResponse(429, (n) => limited.headers.get(n), { code: 'RATE_LIMITED' });
+      expect(error).toBeInstanceOf(EngineRateLimitError);
+      expect(error).not.toBeInstanceOf(EngineQuotaError);
+    });
+
+    it('monthly quota: 429 QUOTA_EXCEEDED once used up, resetting at the start of next month', async () => {
+      const key = await newKey('quota-acct', { monthlyQuota: 2 });
+      expect((await verify('a@example.com', key)).status).toBe(200);
+      expect((await verify('b@example.com', key)).status).toBe(200);
+      const res = await verify('c@example.com', key);
+      expect(res.status).toBe(429);
+      expect(await res.json()).toEqual({ error: expect.any(String), code: 'QUOTA_EXCEEDED' });
+      const now = new Date();
+      const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000;
+      expect(res.headers.get('x-ratelimit-reset')).toBe(String(nextMonth));
+      expect(res.headers.get('x-ratelimit-limit')).toBe('2');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(await server.store.usage('quota-acct')).toBe(2);
+    });
+
+    it('unknown results are not counted against the quota', async () => {
+      const key = await newKey('unknown-acct', { monthlyQuota: 1 });
+      for (let i = 0; i < 3; i++) {
+        const res = await verify('grey@acme-mail.com', key);
+        expect(res.status).toBe(200);
+        expect(await res.json()).toMatchObject({ risk: 'unknown', reason: 'greylisted', billable: false });
+      }
+      expect(await server.store.usage('unknown-acct')).toBe(0);
+      expect((await verify('john@acme-mail.com', key)).status).toBe(200);
+      expect(await server.store.usage('unknown-acct')).toBe(1);
+      expect((await verify('john@acme-mail.com', key)).status).toBe(429);
+    });
+
+    it('syntax-invalid addresses are answered but not billed', async () => {
+      const key = await newKey('syntax-acct', { monthlyQuota: 1 });
+      const res = await verify('not an address', key);
+      expect(await res.json()).toMatchObject({ risk: 'invalid', reason: 'syntax', billable: false });
+      expect(await server.store.usage('syntax-acct')).toBe(0);
+    });
+  });
+
+  describe("core's EngineClient, unchanged, against this server", () => {
+    it('maps results, 401, 429 rate and 429 quota to its typed outcomes', async () => {
+      const key = await newKey('client-acct', { monthlyQuota: 3 });
+      const client = new EngineClient({ baseUrl: server.url, apiKey: key, retries: 0 });
+      const safe = await client.verify('john@acme-mail.com');
+      expect(safe).toMatchObject({ risk: 'safe', reason: 'deliverable', score: 95, billable: true, checks: { smtp: true, catchAll: false, domainExists: true, starttls: true } });
+      expect(safe.deliverability?.blacklist).toEqual({ listed: false, listedCount: 0, totalChecks: 10 });
+      await expect(client.verify('nobody@acme-mail.com')).resolves.toMatchObject({ risk: 'invalid', reason: 'mailbox_not_found' });
+      await expect(client.verify('grey@acme-mail.com')).resolves.toMatchObject({ risk: 'unknown', billable: false });
+      await expect(client.verify('x@example.com')).resolves.toMatchObject({ risk: 'invalid', reason: 'reserved_domain' });
+      await expect(client.verify('y@example.com')).rejects.toBeInstanceOf(EngineQuotaError);
+      await expect(new EngineClient({ baseUrl: server.url, apiKey: 'vh_wrong', retries: 0 }).verify('john@acme-mail.com')).rejects.toBeInstanceOf(EngineAuthError);
+      const limitedKey = await newKey('client-rate', { ratePerSecond: 1 });
+      const limitedClient = new EngineClient({ baseUrl: server.url, apiKey: limitedKey, retries: 0 });
+      const outcomes = await Promise.allSettled([limitedClient.verify('a@example.com'), limitedClient.verify('b@example.com')]);
+      const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(rejected.reason).toBeInstanceOf(EngineRateLimitError);
+      expect(rejected.reason).not.toBeInstanceOf(EngineQuotaError);
+      expect((rejected.reason as EngineRateLimitError).waitMs()).toBeLessThanOrEqual(2000);
+    });
+  });
+
+  describe('service endpoints', () => {
+    it('serves an OpenAPI 3.0 description that a standard validator accepts', async () => {
+      const res = await get('/openapi.yaml');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/yaml/);
+      const api = (await SwaggerParser.validate(`${server.url}/openapi.yaml`)) as { openapi: string; paths: Record<string, unknown> };
+      expect(api.openapi).toMatch(/^3\.0\./);
+      expect(Object.keys(api.paths)).toEqual(expect.arrayContaining(['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml']));
+    });
+
+    it('the answer carries every property the OpenAPI description requires', async () => {
+      const api = (await SwaggerParser.dereference(`${server.url}/openapi.yaml`)) as { components: { schemas: { Verification: { required: string[]; properties: Record<string, unknown> }; Checks: { required: string[] } } } };
+      const key = await newKey('schema-acct');
+      const body = (await (await verify('john@acme-mail.com', key)).json()) as Record<string, Record<string, unknown>>;
+      for (const field of api.components.schemas.Verification.required) expect(body).toHaveProperty(field);
+      for (const field of api.components.schemas.Checks.required) expect(body.checks).toHaveProperty(field);
+      for (const field of Object.keys(body)) expect(Object.keys(api.components.schemas.Verification.properties)).toContain(field);
+    });
+
+    it('/healthz reports Redis and DNS', async () => {
+      const res = await get('/healthz');
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok', redis: 'ok', dns: 'ok' });
+    });
+
+    it('/metrics exposes throughput, latency, errors and in-flight in Prometheus format', async () => {
+      const res = await get('/metrics');
+      const text = await res.text();
+      expect(res.headers.get('content-type')).toMatch(/text\/plain/);
+      expect(text).toMatch(/engine_verifications_total\{risk="safe"\} [1-9]/);
+      expect(text).toMatch(/engine_verification_duration_seconds_bucket\{le="1"\} [1-9]/);
+      expect(text).toMatch(/engine_http_requests_total\{route="\/api\/v1\/verify",status="429"\} [1-9]/);
+      expect(text).toMatch(/engine_http_requests_total\{route="\/api\/v1\/verify",status="401"\} [1-9]/);
+      expect(text).toContain('engine_verifications_in_flight 0');
+      expect(text).toContain('engine_errors_total 0');
+    });
+
+    it('never puts the key in a URL or the answer', async () => {
+      const key = await newKey('leak-acct');
+      const res = await verify('john@acme-mail.com', key);
+      expect(JSON.stringify(Object.fromEntries(res.headers))).not.toContain(key);
+      expect(await res.text()).not.toContain(key);
+    });
+  });
+});
