@@ -1,0 +1,97 @@
+import { WebhookRejectedError, type RawWebhookRequest } from '@verify-hub/core';
+import { parseWebhook, subscriberHash } from '@verify-hub/connector-mailchimp';
+
+const SECRET = 's3cret-path-token-0123456789abcdef';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+function request(method: string, body: string | Record<string, string>, headers: Record<string, string> = FORM): RawWebhookRequest {
+  const text = typeof body === 'string' ? body : new URLSearchParams(body).toString();
+  return { method, url: `https://hub.example.com/webhooks/mailchimp/conn1/${SECRET}`, headers, body: Buffer.from(text) };
+}
+
+function rejected(fn: () => unknown): WebhookRejectedError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof WebhookRejectedError) return e;
+    throw e;
+  }
+  throw new Error('not rejected');
+}
+
+const subscribe = {
+  type: 'subscribe',
+  fired_at: '2026-11-21 10:15:30',
+  'data[id]': '8a25ff1d98',
+  'data[list_id]': 'a6b5da1054',
+  'data[email]': 'New.Person@Example.com',
+  'data[email_type]': 'html',
+  'data[merges][EMAIL]': 'New.Person@Example.com',
+  'data[merges][FNAME]': 'New',
+  'data[ip_opt]': '10.20.10.30',
+};
+
+test('a bad or missing secret is rejected with 401, even for the GET check, and never echoed', () => {
+  for (const presented of ['wrong', '', `${SECRET}x`, SECRET.slice(0, -1)]) {
+    const e = rejected(() => parseWebhook(request('POST', subscribe), presented, SECRET));
+    expect(e.status).toBe(401);
+    expect(e.message).not.toContain(SECRET);
+  }
+  expect(rejected(() => parseWebhook(request('GET', ''), SECRET, '')).status).toBe(401); // no secret configured
+  expect(rejected(() => parseWebhook(request('GET', ''), 'x', SECRET)).status).toBe(401);
+});
+
+test("GET (Mailchimp's URL check) and an empty POST give no events", () => {
+  expect(parseWebhook(request('GET', '', {}), SECRET, SECRET)).toEqual([]);
+  expect(parseWebhook(request('POST', '', {}), SECRET, SECRET)).toEqual([]);
+  expect(parseWebhook(request('POST', '  \n'), SECRET, SECRET)).toEqual([]);
+});
+
+test('subscribe becomes a created event keyed by list and subscriber hash', () => {
+  const [event, ...rest] = parseWebhook(request('POST', subscribe), SECRET, SECRET);
+  expect(rest).toEqual([]);
+  expect(event).toEqual({
+    platform: 'mailchimp',
+    kind: 'created',
+    accountId: 'a6b5da1054',
+    contactId: subscriberHash('new.person@example.com'),
+    email: 'New.Person@Example.com',
+    occurredAt: Date.parse('2026-11-21T10:15:30Z'),
+    dedupeKey: `mailchimp:a6b5da1054:subscribe:${subscriberHash('new.person@example.com')}:${Date.parse('2026-11-21T10:15:30Z')}`,
+  });
+  // The same delivery twice has the same dedupe key.
+  expect(parseWebhook(request('POST', subscribe), SECRET, SECRET)[0]!.dedupeKey).toBe(event!.dedupeKey);
+});
+
+test('upemail becomes email_changed for the new address', () => {
+  const body = { type: 'upemail', fired_at: '2026-11-21 11:00:00', 'data[list_id]': 'a6b5da1054', 'data[new_id]': '51aa6d8a7b', 'data[new_email]': 'moved@example.org', 'data[old_email]': 'old@example.org' };
+  const [event] = parseWebhook(request('POST', body), SECRET, SECRET);
+  expect(event).toMatchObject({ kind: 'email_changed', email: 'moved@example.org', contactId: subscriberHash('moved@example.org') });
+});
+
+test('unsubscribe and cleaned are acknowledged as events that cancel pending work; profile and campaign are ignored', () => {
+  const base = { fired_at: '2026-11-21 12:00:00', 'data[list_id]': 'L1', 'data[email]': 'gone@example.com' };
+  expect(parseWebhook(request('POST', { ...base, type: 'unsubscribe', 'data[action]': 'unsub', 'data[reason]': 'manual' }), SECRET, SECRET)).toMatchObject([{ kind: 'unsubscribed' }]);
+  expect(parseWebhook(request('POST', { ...base, type: 'cleaned', 'data[reason]': 'hard' }), SECRET, SECRET)).toMatchObject([{ kind: 'cleaned', email: 'gone@example.com' }]);
+  expect(parseWebhook(request('POST', { ...base, type: 'profile', 'data[merges][EVRISK]': 'safe' }), SECRET, SECRET)).toEqual([]);
+  expect(parseWebhook(request('POST', { type: 'campaign', fired_at: '2026-11-21 12:00:00', 'data[id]': 'c1' }), SECRET, SECRET)).toEqual([]);
+});
+
+test('oversized bodies get 413; malformed ones 400 naming the field', () => {
+  const big = request('POST', { ...subscribe, 'data[merges][NOTES]': 'x'.repeat(70 * 1024) });
+  expect(rejected(() => parseWebhook(big, SECRET, SECRET)).status).toBe(413);
+  expect(parseWebhook(big, SECRET, SECRET, { maxBodyBytes: 128 * 1024 })).toHaveLength(1);
+  const cases: [Record<string, string> | string, RegExp, Record<string, string>?][] = [
+    [{ fired_at: '2026-11-21 10:15:30', 'data[email]': 'a@b.c' }, /^type: missing/],
+    [{ ...subscribe, 'data[list_id]': '' }, /^data\[list_id\]: missing/],
+    [{ ...subscribe, fired_at: 'soon' }, /^fired_at: not a date/],
+    [{ ...subscribe, 'data[email]': 'not-an-address' }, /^data\[email\]: not an email address/],
+    [{ type: 'upemail', fired_at: '2026-11-21 11:00:00', 'data[list_id]': 'L1' }, /^data\[new_email\]: missing/],
+    ['{"type":"subscribe"}', /^content-type:/, { 'content-type': 'application/json' }],
+  ];
+  for (const [body, message, headers] of cases) {
+    const e = rejected(() => parseWebhook(request('POST', body, headers ?? FORM), SECRET, SECRET));
+    expect([e.status, e.message]).toEqual([400, expect.stringMatching(message)]);
+  }
+  expect(rejected(() => parseWebhook(request('PUT', subscribe), SECRET, SECRET)).status).toBe(400);
+});
