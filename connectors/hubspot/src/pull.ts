@@ -18,17 +18,15 @@ const SearchMainCursor = z.object({
   /** Lower bound on lastmodifieddate, epoch ms; `inclusive` decides GTE or GT. */
   since: z.number(),
   inclusive: z.boolean(),
-  offset: z.number().int().min(0),
-  /** The greatest lastmodifieddate seen in this query window, and the ids seen with exactly that value. */
-  last: z.number().optional(),
-  idsAtLast: z.array(z.string()).default([]),
+  /** Contacts at exactly `since` already returned. */
+  exclude: z.array(z.string()).default([]),
 });
 const SearchTieCursor = z.object({
   phase: z.literal('tie'),
-  /** The boundary value whose contacts are walked in id order. */
+  /** The value whose contacts are walked in id order. */
   at: z.number(),
   afterId: z.string().optional(),
-  /** Contacts at `at` already returned before the re-filter. */
+  /** Contacts at `at` already returned. */
   exclude: z.array(z.string()),
 });
 const SearchCursor = z.discriminatedUnion('phase', [SearchMainCursor, SearchTieCursor]);
@@ -107,44 +105,37 @@ export class ContactPuller {
   }
 
   /**
-   * Search sorted by lastmodifieddate ascending, 200 a page. A query can only be paged to 10,000
-   * results, so at the cap the search re-filters from the last value seen. Contacts tied on that value
-   * (bulk imports share a timestamp) are walked by id with an EQ filter, so none is lost however many
-   * share it, and those already returned are left out, so none is returned twice; then the walk goes on
+   * Search sorted by lastmodifieddate ascending, 200 a page, re-filtering from the last value seen on
+   * every page instead of paging with `after`: no query ever goes near the 10,000-result cap, and
+   * nothing depends on the order HubSpot gives contacts that share a value (it promises none, so
+   * offset paging over ties can repeat or skip contacts). Contacts at the boundary value already
+   * returned are excluded from the next page. A page made only of one value (a bulk import shares a
+   * timestamp) switches to walking that value's contacts by id, however many there are, then goes on
    * with GT that value.
    */
   private async pullChangedSince(start: number, cursor?: string): Promise<Page> {
     const state: SearchCursorValue = cursor === undefined
-      ? { phase: 'main', since: start, inclusive: true, offset: 0, idsAtLast: [] }
+      ? { phase: 'main', since: start, inclusive: true, exclude: [] }
       : readCursor(SearchCursor, cursor);
     return state.phase === 'main' ? this.searchMain(state) : this.searchTie(state);
   }
 
   private async searchMain(state: z.infer<typeof SearchMainCursor>): Promise<Page> {
     const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: state.inclusive ? FilterOperatorEnum.Gte : FilterOperatorEnum.Gt, value: String(state.since) }];
-    const page = await this.search(filters, 'lastmodifieddate', state.offset === 0 ? undefined : String(state.offset));
-    let last = state.last;
-    let idsAtLast = state.idsAtLast;
-    for (const record of page.results) {
-      const modified = Date.parse(record.properties.lastmodifieddate ?? '');
-      if (!Number.isFinite(modified)) continue;
-      if (last === undefined || modified > last) {
-        last = modified;
-        idsAtLast = [record.id];
-      } else if (modified === last) idsAtLast = [...idsAtLast, record.id];
-    }
-    const result = this.toContacts(page.results);
-    const nextAfter = page.paging?.next?.after;
-    if (!nextAfter) return result;
-    const nextOffset = Number(nextAfter);
-    let next: SearchCursorValue;
-    if (Number.isFinite(nextOffset) && nextOffset + SEARCH_PAGE <= SEARCH_CAP) {
-      next = { ...state, offset: nextOffset, last, idsAtLast };
-    } else if (last !== undefined) {
-      next = { phase: 'tie', at: last, exclude: idsAtLast };
-    } else {
-      return result;
-    }
+    const page = await this.search(filters, 'lastmodifieddate');
+    const exclude = new Set(state.exclude);
+    const result = this.toContacts(page.results.filter((r) => !exclude.has(r.id)));
+    const full = page.results.length >= SEARCH_PAGE || Boolean(page.paging?.next?.after);
+    if (!full) return result;
+    const modified = (r: HubSpotRecord) => Date.parse(r.properties.lastmodifieddate ?? '');
+    const first = modified(page.results[0]!);
+    const last = modified(page.results.at(-1)!);
+    if (!Number.isFinite(first) || !Number.isFinite(last)) throw new InputError('lastmodifieddate', 'HubSpot returned a contact without a modification date; cannot page changed-since');
+    const atLast = page.results.filter((r) => modified(r) === last).map((r) => r.id);
+    const carried = state.since === last ? state.exclude : [];
+    const next: SearchCursorValue = first === last
+      ? { phase: 'tie', at: last, exclude: [...new Set([...carried, ...atLast])] }
+      : { phase: 'main', since: last, inclusive: true, exclude: atLast };
     return { ...result, next: JSON.stringify(next) };
   }
 
@@ -155,21 +146,20 @@ export class ContactPuller {
     const exclude = new Set(state.exclude);
     const result = this.toContacts(page.results.filter((r) => !exclude.has(r.id)));
     const lastId = page.results.at(-1)?.id;
-    const more = page.results.length === SEARCH_PAGE || Boolean(page.paging?.next?.after);
+    const more = page.results.length >= SEARCH_PAGE || Boolean(page.paging?.next?.after);
     const next: SearchCursorValue = more && lastId !== undefined
       ? { ...state, afterId: lastId }
-      : { phase: 'main', since: state.at, inclusive: false, offset: 0, idsAtLast: [] };
+      : { phase: 'main', since: state.at, inclusive: false, exclude: [] };
     return { ...result, next: JSON.stringify(next) };
   }
 
-  private search(filters: Filter[], sortBy: string, after?: string) {
+  private search(filters: Filter[], sortBy: string) {
     return this.runner.run('search', () => this.apis().contactsSearch.doSearch({
       filterGroups: [{ filters }],
       // The SDK types sorts as strings; the API takes the documented { propertyName, direction } form.
       sorts: [{ propertyName: sortBy, direction: 'ASCENDING' }] as unknown as string[],
       properties: this.propertyNames,
       limit: SEARCH_PAGE,
-      ...(after ? { after } : {}),
     }));
   }
 

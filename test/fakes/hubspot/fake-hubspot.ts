@@ -60,6 +60,10 @@ interface Portal extends Required<Omit<PortalOptions, 'token'>> {
   properties: Map<string, PropertyDef>;
   groups: Map<string, { name: string; label: string; displayOrder: number }>;
   lists: Map<string, string[]>;
+  /** Per-record failures of batch update: id -> category, for the next `times` attempts. */
+  recordFailures: Map<string, { category: string; message?: string; times: number }>;
+  /** Ids whose batch update always fails validation (the whole batch answers 400, as HubSpot does). */
+  invalidIds: Set<string>;
   windowStarts: number[];
   searchStarts: number[];
   dailyUsed: number;
@@ -94,10 +98,6 @@ const DATE_PROPS = new Set(['lastmodifieddate', 'createdate']);
 
 export class FakeHubSpot {
   readonly calls: RecordedCall[] = [];
-  /** Per-record failures of batch update: id -> category, for the next `times` attempts. */
-  readonly recordFailures = new Map<string, { category: string; message?: string; times: number }>();
-  /** Ids whose batch update always fails validation (the whole batch answers 400, as HubSpot does). */
-  readonly invalidIds = new Set<string>();
   readonly oauth = { clientId: 'fake-client-id', clientSecret: 'fake-client-secret', accessTokenTtlSeconds: 1800 };
   private readonly portals = new Map<string, Portal>();
   private readonly tokens = new Map<string, TokenInfo>();
@@ -121,6 +121,8 @@ export class FakeHubSpot {
       properties: new Map(HUBSPOT_PROPERTIES.map((p) => [p.name, { ...p }])),
       groups: new Map([['contactinformation', { name: 'contactinformation', label: 'Contact information', displayOrder: 0 }]]),
       lists: new Map(),
+      recordFailures: new Map(),
+      invalidIds: new Set(),
       windowStarts: [],
       searchStarts: [],
       dailyUsed: 0,
@@ -371,8 +373,9 @@ export class FakeHubSpot {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return void error(res, 400, 'VALIDATION_ERROR', 'limit must be between 1 and 100');
     const after = req.query.after === undefined ? undefined : String(req.query.after);
     const props = queryList(req.query.properties);
-    const all = [...portal.contacts.values()].sort((a, b) => Number(a.id) - Number(b.id));
-    const start = after === undefined ? 0 : all.findIndex((c) => Number(c.id) > Number(after));
+    // Ids are handed out in increasing order, so the map's insertion order is id order.
+    const all = [...portal.contacts.values()];
+    const start = after === undefined ? 0 : firstAbove(all, Number(after));
     const page = start < 0 ? [] : all.slice(start, start + limit);
     const more = start >= 0 && start + limit < all.length;
     res.json({
@@ -449,7 +452,7 @@ export class FakeHubSpot {
     if (inputs.length > 100) return void error(res, 400, 'VALIDATION_ERROR', `Batch of ${inputs.length} inputs is over the limit of 100.`);
     // One invalid value fails the whole batch, as HubSpot does.
     for (const input of inputs) {
-      if (this.invalidIds.has(String(input.id))) return void error(res, 400, 'VALIDATION_ERROR', `Property values were not valid: [{"isValid":false,"message":"invalid value","error":"INVALID_OPTION"}]`);
+      if (portal.invalidIds.has(String(input.id))) return void error(res, 400, 'VALIDATION_ERROR', `Property values were not valid: [{"isValid":false,"message":"invalid value","error":"INVALID_OPTION"}]`);
       for (const [name, raw] of Object.entries(input.properties ?? {})) {
         const def = portal.properties.get(name);
         if (!def) return void error(res, 400, 'VALIDATION_ERROR', `Property values were not valid: [{"isValid":false,"message":"Property \\"${name}\\" does not exist","error":"PROPERTY_DOESNT_EXIST","name":"${name}"}]`);
@@ -467,7 +470,7 @@ export class FakeHubSpot {
         notFound.push(id);
         continue;
       }
-      const failure = this.recordFailures.get(id);
+      const failure = portal.recordFailures.get(id);
       if (failure && failure.times > 0) {
         failure.times--;
         errors.push({ status: 'error', category: failure.category, message: failure.message ?? `${failure.category} for ${id}`, context: { ids: [id] }, links: {}, errors: [] });
@@ -520,6 +523,17 @@ function toMs(v: string | undefined): number | undefined {
   if (Number.isFinite(n)) return n;
   const t = Date.parse(v);
   return Number.isFinite(t) ? t : undefined;
+}
+
+function firstAbove(sorted: FakeContact[], id: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (Number(sorted[mid]!.id) > id) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < sorted.length ? lo : -1;
 }
 
 function shuffle<T>(items: T[]): T[] {
