@@ -23,6 +23,8 @@ export interface RunCounters {
   unchanged: number;
   failed: number;
   credits: number;
+  /** Contacts whose address was rejected locally (empty, no @, too long): written as invalid, no engine call, no credit. */
+  rejected?: number;
 }
 
 export interface RunOptions {
@@ -89,4 +91,23 @@ export interface RunService {
   enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }>;
   /** Called once when a run reaches completed, failed or cancelled. Returns an unsubscribe function. */
   onRunFinished(listener: (run: RunRecord) => void): () => void;
+}
+
+// ---------------------------------------------------------------- extensions (additive)
+
+/** Counters the pipeline keeps beside the contract's: pages enqueued and done, re-check outcomes. */
+export interface RunProgress {
+  pages: number;
+  pagesDone: number;
+  /** Whether the source has been paged to its end. */
+  pagingDone: boolean;
+}
+
+/** A recurring run: a job scheduler that starts `request` on a cron pattern. */
+export interface RunSchedule {
+  id: string;
+  cron: string;
+  timezone?: string;
+  request: StartRunRequest;
+  next?: number;
 }

@@ -1,0 +1,206 @@
+import {
+  BatchVerifier,
+  backoffDelay,
+  normalizeEmail,
+  sleep,
+  unknownVerification,
+  type BatchReport,
+  type Contact,
+  type ContactResult,
+  type Connector,
+  type Verification,
+  type VerificationCache,
+  type Verifier,
+  type WriteFailure,
+  type WriteOptions,
+} from '@verify-hub/core';
+import type { ReportRow, RunCounters } from './contracts';
+import { syncMetrics } from './metrics';
+
+export interface ChunkDeps {
+  connector: Connector;
+  /** The engine, already under the shared limiter when there is one. */
+  verifier: Verifier;
+  cache?: VerificationCache;
+  /** Verifications in flight at once within this chunk. */
+  concurrency?: number;
+}
+
+export interface ChunkInput {
+  contacts: Contact[];
+  writeOptions: WriteOptions;
+  /** Credits this chunk may spend (the run's cap minus what others spent or reserved). */
+  creditCap?: number;
+  /** Results of an interrupted attempt of this chunk: used as they are, counted once, never re-bought. */
+  prior?: Verification[];
+  /**
+   * Longest rate-limit wait done inside the chunk. The queue passes 0: a rate limit ends the attempt,
+   * and the worker pauses its queue instead (no job attempt spent). Unset: wait as long as it takes.
+   */
+  maxRateLimitWaitMs?: number;
+  /**
+   * What to do when verification stops early (quota, auth, credit cap, rate limit beyond the allowed
+   * wait): `return` writes nothing and hands back the results so far, so the caller can park or
+   * retry the chunk; `write-as-unknown` writes every contact, those not verified as unknown
+   * `not_checked` (the in-process executor, where a row must never be dropped).
+   */
+  whenStopped: 'return' | 'write-as-unknown';
+  /** Attempts for write failures the connector marks retryable, after the first (default 2). */
+  writeRetries?: number;
+  /** Build per-record report rows (the queue keeps them; `clean` writes its own output file). */
+  collectReport?: boolean;
+  signal?: AbortSignal;
+  /** Awaited just before the write: lets the in-process executor keep writes in page order. */
+  beforeWrite?: () => Promise<void>;
+  onVerified?: (v: Verification) => void;
+}
+
+export type ChunkCounters = Omit<Required<RunCounters>, 'pulled' | 'skipped'>;
+
+export interface ChunkOutcome {
+  /** `stopped` only with `whenStopped: 'return'`: nothing was written. */
+  status: 'done' | 'stopped';
+  counters: ChunkCounters;
+  /** Set when verification stopped early. */
+  stopped?: BatchReport['stopped'];
+  /** Every unique result obtained so far (prior ones included): what to carry into the next attempt. */
+  results: Verification[];
+  /** Contacts whose result is unknown: the caller schedules their re-check. */
+  unknownContacts: Contact[];
+  failures: WriteFailure[];
+  report: ReportRow[];
+}
+
+/**
+ * One page of contacts, start to finish: dedupe by normalised address, serve fresh results from the
+ * cache, verify the rest (bounded concurrency, credit cap, shared limiter), write back through the
+ * connector in one batch (the connector skips values that did not change), retry retryable write
+ * failures, and count everything per contact. The queue's `chunk` job and the in-process executor
+ * of `clean` both call this one function.
+ */
+export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
+  const toStore: Verification[] = [];
+  const priorByKey = new Map((input.prior ?? []).map((v) => [v.normalized, v]));
+  const cacheHits = new Set<string>();
+  // Prior results answer first and are not counted as cache hits; the real cache answers the rest.
+  const cache: VerificationCache = {
+    getMany: async (keys) => {
+      const found = new Map<string, Verification>();
+      const rest: string[] = [];
+      for (const k of keys) {
+        const p = priorByKey.get(k);
+        if (p) found.set(k, p);
+        else rest.push(k);
+      }
+      if (deps.cache && rest.length) {
+        for (const [k, v] of await deps.cache.getMany(rest)) {
+          found.set(k, v);
+          cacheHits.add(k);
+        }
+      }
+      return found;
+    },
+    // New results are kept and stored in one round trip when the chunk's verification ends.
+    setMany: async (results) => {
+      for (const v of results) if (v.risk !== 'unknown') toStore.push(v);
+    },
+  };
+
+  const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache });
+  const emails = input.contacts.map((c) => c.email);
+  let report: BatchReport;
+  try {
+    report = await batch.verifyAll(emails, {
+      creditCap: input.creditCap,
+      maxRateLimitWaitMs: input.maxRateLimitWaitMs,
+      signal: input.signal,
+      onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
+    });
+  } finally {
+    // Whatever was bought is kept, even when the batch failed: it is never paid for twice.
+    if (deps.cache && toStore.length) await deps.cache.setMany(toStore);
+  }
+
+  const unique = new Map<string, Verification>();
+  report.results.forEach((v, i) => {
+    const n = normalizeEmail(input.contacts[i]!.email);
+    if (v && n.ok) unique.set(n.normalized, v);
+  });
+  const carried = [...unique.values()];
+  const counters: ChunkCounters = { cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 };
+
+  if (report.stopped && input.whenStopped === 'return') {
+    return { status: 'stopped', counters, stopped: report.stopped, results: carried, unknownContacts: [], failures: [], report: [] };
+  }
+
+  const results: ContactResult[] = [];
+  const unknownContacts: Contact[] = [];
+  input.contacts.forEach((contact, i) => {
+    const n = normalizeEmail(contact.email);
+    let v = report.results[i];
+    if (!n.ok) counters.rejected++;
+    else if (!v) v = unknownVerification(contact.email, n.normalized, 'not_checked');
+    else if (cacheHits.has(n.normalized)) counters.cached++;
+    else counters.verified++;
+    if (v!.risk === 'unknown') {
+      counters.unknown++;
+      if (n.ok) unknownContacts.push(contact);
+    }
+    syncMetrics.verifications.inc({ risk: v!.risk, source: !n.ok ? 'rejected' : cacheHits.has(n.normalized) ? 'cache' : 'engine' });
+    results.push({ contact, verification: v! });
+  });
+  // Credits: what this attempt bought plus what earlier attempts bought for this chunk.
+  counters.credits = report.counters.credits + [...priorByKey.values()].filter((v) => v.billable).length;
+
+  await input.beforeWrite?.();
+  const failures = await writeWithRetry(deps.connector, results, input.writeOptions, input.writeRetries ?? 2, counters);
+  const platform = deps.connector.platform;
+  syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
+  syncMetrics.credits.inc({ platform }, counters.credits);
+  syncMetrics.writes.inc({ platform, outcome: 'written' }, counters.written);
+  syncMetrics.writes.inc({ platform, outcome: 'unchanged' }, counters.unchanged);
+  if (counters.failed) {
+    syncMetrics.writes.inc({ platform, outcome: 'failed' }, counters.failed);
+    syncMetrics.errors.inc({ kind: 'write_failed' }, counters.failed);
+  }
+
+  return {
+    status: 'done',
+    counters,
+    stopped: report.stopped,
+    results: carried,
+    unknownContacts,
+    failures,
+    report: input.collectReport ? reportRows(results, failures, counters, input.writeOptions) : [],
+  };
+}
+
+/** Writes in one batch; failures the connector calls retryable are written again (only those), with backoff. */
+async function writeWithRetry(connector: Connector, results: ContactResult[], options: WriteOptions, retries: number, counters: ChunkCounters): Promise<WriteFailure[]> {
+  const final: WriteFailure[] = [];
+  let todo = results;
+  for (let attempt = 0; todo.length > 0; attempt++) {
+    const written = await connector.write(todo, options);
+    counters.written += written.written;
+    counters.unchanged += written.unchanged;
+    const again = new Set(attempt < retries ? written.failed.filter((f) => f.retryable).map((f) => f.contactId) : []);
+    for (const f of written.failed) if (!again.has(f.contactId)) final.push(f);
+    if (again.size === 0) break;
+    todo = todo.filter((r) => again.has(r.contact.id));
+    await sleep(backoffDelay(attempt, { baseMs: 500, maxMs: 5000 }));
+  }
+  counters.failed += final.length;
+  return final;
+}
+
+function reportRows(results: ContactResult[], failures: WriteFailure[], counters: ChunkCounters, options: WriteOptions): ReportRow[] {
+  const failed = new Map(failures.map((f) => [f.contactId, f.reason]));
+  // The connector reports written/unchanged as totals; a chunk with no write at all is all unchanged.
+  const okOutcome = options.dryRun ? 'dry_run' : counters.written === 0 ? 'unchanged' : 'written';
+  return results.map(({ contact, verification: v }) => {
+    const error = failed.get(contact.id);
+    const row: ReportRow = { contactId: contact.id, email: contact.email, risk: v.risk, score: v.score, reason: v.reason, outcome: error === undefined ? okOutcome : 'failed' };
+    if (error !== undefined) row.error = error;
+    return row;
+  });
+}

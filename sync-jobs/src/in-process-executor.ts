@@ -1,0 +1,103 @@
+import { normalizeEmail, type Connector, type Scope, type VerificationCache, type Verifier, type WriteOptions } from '@verify-hub/core';
+import { processChunk, type ChunkOutcome } from './chunk-processor';
+import type { RunCounters } from './contracts';
+import { emptyCounters } from './run-store';
+
+export interface InProcessRunOptions {
+  connector: Connector;
+  scope: Scope;
+  verifier: Verifier;
+  cache?: VerificationCache;
+  writeOptions?: WriteOptions;
+  /** Never spend more than this many credits; contacts beyond it are written as unknown `not_checked`. */
+  creditCap?: number;
+  /** Pages verified at once (default 2); writes still happen in page order. */
+  pageConcurrency?: number;
+  /** Verifications in flight per page (default 10). */
+  verifyConcurrency?: number;
+  signal?: AbortSignal;
+  /** Called after each page is written, and for every verification (for a progress bar). */
+  onProgress?: (progress: { counters: Required<RunCounters>; pages: number; verifiedNow: number }) => void;
+}
+
+export interface InProcessRunResult {
+  counters: Required<RunCounters>;
+  pages: number;
+  /** Set when verification stopped early (quota, auth, credit cap): the rest was written as unknown. */
+  stopped?: { reason: string; message: string; resumeAt?: number };
+}
+
+/**
+ * The sync pipeline without Redis: pages the source and runs the same `processChunk` as the queue,
+ * a few pages at a time, keeping memory flat (at most `pageConcurrency + 1` pages held). Rate
+ * limits are waited out in place; after quota, auth or the credit cap, the remaining contacts are
+ * still written (as unknown `not_checked`, cached results as they are), so no row is ever dropped.
+ */
+export async function runInProcess(options: InProcessRunOptions): Promise<InProcessRunResult> {
+  const counters = emptyCounters();
+  const pageConcurrency = Math.max(1, options.pageConcurrency ?? 2);
+  const inFlight = new Set<Promise<void>>();
+  const failures: unknown[] = [];
+  let stopped: InProcessRunResult['stopped'];
+  let reserved = 0;
+  let pages = 0;
+  let verifiedNow = 0;
+  let previousWrite: Promise<void> = Promise.resolve();
+  let cursor: string | undefined;
+
+  const report = () => options.onProgress?.({ counters, pages, verifiedNow });
+
+  do {
+    if (options.signal?.aborted) break;
+    const page = await options.connector.pull(options.scope, cursor);
+    pages++;
+    counters.pulled += page.contacts.length;
+    for (const n of Object.values(page.skipped ?? {})) counters.skipped += n;
+
+    // Credits this page may spend: at most one per unique address, within what the cap leaves.
+    const unique = new Set(page.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized)).size;
+    const grant = stopped ? 0 : options.creditCap === undefined ? undefined : Math.max(0, Math.min(unique, options.creditCap - counters.credits - reserved));
+    reserved += grant ?? 0;
+
+    const myTurn = previousWrite;
+    let release!: () => void;
+    previousWrite = new Promise<void>((resolve) => (release = resolve));
+    const task = processChunk(
+      {
+        contacts: page.contacts,
+        writeOptions: options.writeOptions ?? {},
+        creditCap: grant,
+        whenStopped: 'write-as-unknown',
+        signal: options.signal,
+        beforeWrite: () => myTurn,
+        onVerified: () => {
+          verifiedNow++;
+          report();
+        },
+      },
+      { connector: options.connector, verifier: options.verifier, cache: options.cache, concurrency: options.verifyConcurrency ?? 10 },
+    )
+      .then((outcome: ChunkOutcome) => {
+        reserved -= grant ?? 0;
+        for (const [name, n] of Object.entries(outcome.counters)) counters[name as keyof typeof counters] += n;
+        // A page that merely ran out of its share of a cap is not a stop unless the cap is spent.
+        if (outcome.stopped && !stopped && (outcome.stopped.reason !== 'credit_cap' || grant === 0 || counters.credits >= (options.creditCap ?? Infinity))) {
+          stopped = { reason: outcome.stopped.reason, message: outcome.stopped.message, resumeAt: outcome.stopped.resumeAt };
+        }
+        report();
+      })
+      .catch((error: unknown) => {
+        failures.push(error);
+      })
+      .finally(() => release());
+    inFlight.add(task);
+    void task.finally(() => inFlight.delete(task));
+    if (inFlight.size >= pageConcurrency) await Promise.race(inFlight);
+    if (failures.length) break;
+    cursor = page.next;
+  } while (cursor !== undefined);
+
+  await Promise.all(inFlight);
+  if (failures.length) throw failures[0];
+  return { counters, pages, stopped };
+}

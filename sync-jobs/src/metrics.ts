@@ -1,0 +1,77 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Anything with BullMQ's job counts: the pipeline's queues register here for the depth gauge. */
+interface CountsSource {
+  readonly name: string;
+  getJobCounts(...types: string[]): Promise<Record<string, number>>;
+}
+
+const depthSources = new Set<CountsSource>();
+
+/**
+ * The pipeline's Prometheus metrics, in a registry of their own that the hub service serves at
+ * /metrics (with any other registry it merges). Labels are low-cardinality: platform, risk, kind,
+ * queue and state; never a contact, address or key.
+ */
+export const metricsRegistry = new Registry();
+
+export const syncMetrics = {
+  contactsProcessed: new Counter({
+    name: 'verify_hub_contacts_processed_total',
+    help: 'Contacts that went through a chunk (verified, served from cache or rejected), by platform',
+    labelNames: ['platform'] as const,
+    registers: [metricsRegistry],
+  }),
+  verifications: new Counter({
+    name: 'verify_hub_verifications_total',
+    help: 'Results by risk and where they came from (engine or cache)',
+    labelNames: ['risk', 'source'] as const,
+    registers: [metricsRegistry],
+  }),
+  engineLatency: new Histogram({
+    name: 'verify_hub_engine_latency_seconds',
+    help: 'Time of one engine verification, limiter wait excluded',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [metricsRegistry],
+  }),
+  errors: new Counter({
+    name: 'verify_hub_errors_total',
+    help: 'Failures by kind: engine_rate_limit, engine_quota, engine_auth, write_failed, chunk_failed, source_failed',
+    labelNames: ['kind'] as const,
+    registers: [metricsRegistry],
+  }),
+  credits: new Counter({
+    name: 'verify_hub_credits_total',
+    help: 'Billable verifications spent, by platform',
+    labelNames: ['platform'] as const,
+    registers: [metricsRegistry],
+  }),
+  writes: new Counter({
+    name: 'verify_hub_writes_total',
+    help: 'Contacts written back, by platform and outcome (written, unchanged, failed)',
+    labelNames: ['platform', 'outcome'] as const,
+    registers: [metricsRegistry],
+  }),
+  queueDepth: new Gauge({
+    name: 'verify_hub_queue_depth',
+    help: 'Jobs per queue and state, read from Redis when scraped',
+    labelNames: ['queue', 'state'] as const,
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      for (const source of depthSources) {
+        try {
+          const counts = await source.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized', 'paused');
+          for (const [state, n] of Object.entries(counts)) this.set({ queue: source.name, state }, n);
+        } catch {
+          // A closed or unreachable queue reports nothing rather than failing the whole scrape.
+        }
+      }
+    },
+  }),
+};
+
+export function trackQueueDepth(source: CountsSource): () => void {
+  depthSources.add(source);
+  return () => depthSources.delete(source);
+}

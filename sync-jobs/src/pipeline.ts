@@ -1,0 +1,590 @@
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { DelayedError, Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import {
+  DEFAULT_FRESHNESS_DAYS,
+  EngineAuthError,
+  EngineQuotaError,
+  EngineRateLimitError,
+  InputError,
+  createLogger,
+  noLimit,
+  normalizeEmail,
+  parseScope,
+  type ConnectionRecord,
+  type ConnectionStore,
+  type Connector,
+  type ContactEvent,
+  type LimiterFactory,
+  type Page,
+  type Logger,
+  type Verifier,
+  type WriteOptions,
+} from '@verify-hub/core';
+import { processChunk, type ChunkOutcome } from './chunk-processor';
+import type { ReportRow, RunRecord, RunSchedule, RunService, RunStatus, StartRunRequest } from './contracts';
+import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
+import { Keys } from './keys';
+import { syncMetrics, trackQueueDepth } from './metrics';
+import { jobIds, PARK_MS, QUEUE, type ChunkJobData, type EventJobData, type PageJobData, type RecheckJobData, type ScheduledJobData } from './queues';
+import { DEFAULT_RECHECK_DELAYS_MS } from './recheck-schedule';
+import { RedisVerificationCache } from './redis-cache';
+import { createRedisLimiterFactory } from './redis-limiter';
+import { createRedis, type Redis } from './redis';
+import { RunStore } from './run-store';
+import { limitedVerifier } from './verifier-wrappers';
+
+export interface SyncPipelineOptions {
+  /** Default REDIS_URL or redis://127.0.0.1:6379. */
+  redisUrl?: string;
+  /** Prefix of every key and queue (default `vh`). */
+  prefix?: string;
+  /** The engine; needed by workers only. */
+  verifier?: Verifier;
+  /** Names the engine limiter shared by all workers (for example a hash of the key); default `engine`. */
+  engineKey?: string;
+  /** Engine requests per second across every worker (the plan's rate), and at most this many at once. */
+  engineRatePerSecond?: number;
+  engineMaxConcurrent?: number;
+  connectors?: ConnectorRegistry;
+  /** Stored platform connections (required for runs with a connectionId). */
+  connections?: ConnectionStore;
+  /** Chunk jobs each worker runs at once (default 4). */
+  chunkConcurrency?: number;
+  /** Verifications in flight per chunk (default 10). */
+  verifyConcurrency?: number;
+  /** Delays of the re-checks of unknown results (default 30 min, 2 h, 8 h, 24 h, 5 days). */
+  recheckDelaysMs?: number[];
+  /** Pages enqueued but not done before the pager waits (default 20): bounds Redis memory. */
+  maxOutstandingPages?: number;
+  /** Pages one pager job enqueues before handing over to the next (default 10). */
+  pagesPerPagerJob?: number;
+  /** Events for one contact within this window become one job (default 5 s). */
+  eventCoalesceMs?: number;
+  freshnessDays?: number;
+  /** Attempts of a chunk or page job on errors other than rate limits (default 5). */
+  attempts?: number;
+  logger?: Logger;
+}
+
+export interface SyncWorkers {
+  close(): Promise<void>;
+  /** Stops taking jobs and leaves active ones to be picked up again by another worker (a crash, for tests). */
+  kill(): Promise<void>;
+}
+
+const FINISHED_CHANNEL = 'run-finished';
+
+/**
+ * The sync pipeline on BullMQ + Redis (DESIGN.md §5), implementing `RunService`. One instance can
+ * enqueue (CLI, hub service) and run workers (`startWorkers`); any number of processes share the work
+ * through Redis. Run state, cache, limiters and parked chunks all live under one key prefix.
+ */
+export class SyncPipeline implements RunService {
+  readonly keys: Keys;
+  readonly redis: Redis;
+  readonly store: RunStore;
+  readonly cache: RedisVerificationCache;
+  readonly limiters: LimiterFactory;
+  readonly queues: { runs: Queue; chunks: Queue; events: Queue };
+  private readonly registry: ConnectorRegistry;
+  private readonly log: Logger;
+  private readonly finished = new EventEmitter();
+  private subscriber?: Redis;
+  private readonly untrack: (() => void)[] = [];
+  private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays'>>;
+
+  constructor(private readonly options: SyncPipelineOptions = {}) {
+    const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    this.keys = new Keys(options.prefix ?? 'vh');
+    this.redis = createRedis(url);
+    this.store = new RunStore(this.redis, this.keys);
+    this.opts = {
+      chunkConcurrency: options.chunkConcurrency ?? 4,
+      verifyConcurrency: options.verifyConcurrency ?? 10,
+      recheckDelaysMs: options.recheckDelaysMs ?? DEFAULT_RECHECK_DELAYS_MS,
+      maxOutstandingPages: options.maxOutstandingPages ?? 20,
+      pagesPerPagerJob: options.pagesPerPagerJob ?? 10,
+      eventCoalesceMs: options.eventCoalesceMs ?? 5000,
+      attempts: options.attempts ?? 5,
+      freshnessDays: options.freshnessDays ?? DEFAULT_FRESHNESS_DAYS,
+    };
+    this.cache = new RedisVerificationCache(this.redis, this.keys, { freshnessDays: this.opts.freshnessDays });
+    this.limiters = createRedisLimiterFactory(this.redis, this.keys);
+    this.registry = options.connectors ?? defaultConnectorRegistry;
+    this.log = options.logger ?? createLogger({ name: 'sync-jobs' });
+    const queueOpts = { connection: this.redis, prefix: this.keys.prefix };
+    this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
+    for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
+  }
+
+  // ------------------------------------------------------------------ RunService
+
+  async start(request: StartRunRequest): Promise<RunRecord> {
+    if (!request.platform) throw new InputError('platform', 'is required');
+    if (!this.registry.has(request.platform)) throw new InputError('platform', `no connector registered for "${request.platform}" (known: ${this.registry.platforms().join(', ')})`);
+    if (!request.scope) throw new InputError('scope', 'is required (for example all, list:<id>)');
+    const max = request.options?.maxCredits;
+    if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
+    if (request.connectionId && !(await this.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
+    const run = await this.store.create(request);
+    await this.enqueuePager(run.id, 0);
+    return run;
+  }
+
+  get(id: string): Promise<RunRecord | undefined> {
+    return this.store.get(id);
+  }
+
+  list(filter?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]> {
+    return this.store.list(filter);
+  }
+
+  async cancel(id: string): Promise<RunRecord> {
+    const ok = await this.store.transition(id, 'cancelled', ['queued', 'running', 'paused'], 'cancelled by a user');
+    const run = await this.mustGet(id);
+    if (!ok) throw new InputError('id', `run ${id} is ${run.status}; only queued, running or paused runs can be cancelled`);
+    await this.store.setFields(id, { finishedAt: new Date().toISOString() });
+    // Parked chunks of a cancelled run are dropped; waiting ones see the status and end at once.
+    for (const jobId of await this.store.takeParked(id)) await (await this.queues.chunks.getJob(jobId))?.remove().catch(() => undefined);
+    await this.announceFinished(id);
+    return (await this.store.get(id))!;
+  }
+
+  /** Resumes a paused run; `maxCredits` raises (or sets) the run's credit cap first. */
+  async resume(id: string, changes: { maxCredits?: number } = {}): Promise<RunRecord> {
+    const run = await this.mustGet(id);
+    if (run.status !== 'paused') throw new InputError('id', `run ${id} is ${run.status}; only a paused run can be resumed`);
+    if (changes.maxCredits !== undefined) await this.store.setFields(id, { options: JSON.stringify({ ...run.options, maxCredits: changes.maxCredits }) });
+    if (!(await this.store.transition(id, 'running', ['paused']))) throw new InputError('id', `run ${id} changed state; try again`);
+    await this.store.deleteFields(id, 'resumeAt');
+    for (const jobId of await this.store.takeParked(id)) {
+      const job = await this.queues.chunks.getJob(jobId);
+      if (job && (await job.isDelayed())) await job.promote();
+    }
+    const progress = await this.store.progress(id);
+    if (!progress.pagingDone) await this.enqueuePager(id, progress.pages);
+    else await this.completeIfDone(id);
+    return (await this.store.get(id))!;
+  }
+
+  async recheckUnknowns(id: string): Promise<RunRecord> {
+    const run = await this.mustGet(id);
+    return this.start({ platform: run.platform, connectionId: run.connectionId, scope: `recheck:${id}`, options: { ...run.options, maxCredits: undefined } });
+  }
+
+  report(id: string): AsyncIterable<ReportRow> {
+    return this.store.report(id);
+  }
+
+  async enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }> {
+    if (!event.connectionId) throw new InputError('connectionId', 'is required');
+    if (!event.contactId) throw new InputError('contactId', 'is required');
+    // A delivery seen before (same dedupeKey) is dropped for a day; a contact already waiting is coalesced.
+    const dedupe = await this.redis.set(this.keys.eventGate(`d:${hash(event.connectionId + '\n' + event.dedupeKey)}`), '1', 'PX', 86_400_000, 'NX');
+    if (dedupe !== 'OK') return { queued: false };
+    const contactKey = hash(`${event.connectionId}\n${event.contactId}`);
+    const gate = await this.redis.set(this.keys.eventGate(`c:${contactKey}`), '1', 'PX', this.opts.eventCoalesceMs, 'NX');
+    if (gate !== 'OK') return { queued: false };
+    const data: EventJobData = { event };
+    await this.queues.events.add('event', data, { jobId: `evt-${contactKey}-${Date.now()}`, delay: this.opts.eventCoalesceMs, ...this.jobDefaults() });
+    return { queued: true };
+  }
+
+  onRunFinished(listener: (run: RunRecord) => void): () => void {
+    this.finished.on('finished', listener);
+    if (!this.subscriber) {
+      this.subscriber = this.redis.duplicate();
+      const channel = `${this.keys.prefix}:${FINISHED_CHANNEL}`;
+      void this.subscriber.subscribe(channel);
+      this.subscriber.on('message', (_ch: string, id: string) => {
+        void this.store.get(id).then((run) => run && this.finished.emit('finished', run));
+      });
+    }
+    return () => this.finished.off('finished', listener);
+  }
+
+  // ------------------------------------------------------------------ beyond the contract
+
+  /** Credits a run would cost now: unique addresses of the source not fresh in the cache. Reads the whole source. */
+  async estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<{ contacts: number; unique: number; cached: number; estimatedCredits: number }> {
+    const connector = await this.connectorFor(request.platform, request.connectionId);
+    const scope = parseScope(request.scope);
+    const cache = this.cache.withFreshness(request.options?.freshnessDays ?? this.opts.freshnessDays);
+    const seen = new Set<string>();
+    let contacts = 0;
+    let cached = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await connector.pull(scope, cursor);
+      contacts += page.contacts.length;
+      const fresh: string[] = [];
+      for (const c of page.contacts) {
+        const n = normalizeEmail(c.email);
+        if (n.ok && !seen.has(n.normalized)) {
+          seen.add(n.normalized);
+          fresh.push(n.normalized);
+        }
+      }
+      cached += (await cache.getMany(fresh)).size;
+      cursor = page.next;
+    } while (cursor !== undefined);
+    return { contacts, unique: seen.size, cached, estimatedCredits: seen.size - cached };
+  }
+
+  /** A recurring run on a cron pattern (BullMQ job scheduler); the same id replaces the schedule. */
+  async schedule(id: string, cron: string, request: StartRunRequest, timezone?: string): Promise<RunSchedule> {
+    if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new InputError('id', 'must be letters, digits, dot, dash or underscore');
+    if (!this.registry.has(request.platform)) throw new InputError('platform', `no connector registered for "${request.platform}"`);
+    try {
+      await this.queues.runs.upsertJobScheduler(id, { pattern: cron, tz: timezone }, { name: 'scheduled', data: request as ScheduledJobData });
+    } catch (e) {
+      throw new InputError('cron', `not a valid cron pattern (${(e as Error).message})`);
+    }
+    return (await this.listSchedules()).find((s) => s.id === id)!;
+  }
+
+  async listSchedules(): Promise<RunSchedule[]> {
+    const all = await this.queues.runs.getJobSchedulers(0, -1, true);
+    return all.map((s) => ({ id: s.key, cron: s.pattern ?? '', timezone: s.tz, request: s.template?.data as StartRunRequest, next: s.next }));
+  }
+
+  unschedule(id: string): Promise<boolean> {
+    return this.queues.runs.removeJobScheduler(id);
+  }
+
+  /** Starts the `runs`, `chunks` and `events` workers in this process. */
+  startWorkers(overrides: { verifier?: Verifier } = {}): SyncWorkers {
+    const base = overrides.verifier ?? this.options.verifier;
+    if (!base) throw new InputError('verifier', 'workers need an engine: set ENGINE_URL and ENGINE_API_KEY');
+    const engineLimiter =
+      this.options.engineRatePerSecond || this.options.engineMaxConcurrent
+        ? this.limiters({
+            key: `engine:${this.options.engineKey ?? 'engine'}`,
+            perInterval: this.options.engineRatePerSecond ? { count: this.options.engineRatePerSecond, intervalMs: 1000 } : undefined,
+            maxConcurrent: this.options.engineMaxConcurrent,
+          })
+        : noLimit;
+    const verifier = limitedVerifier(base, engineLimiter);
+    const connection = this.redis.duplicate({ maxRetriesPerRequest: null });
+    const common = { connection, prefix: this.keys.prefix, autorun: true };
+    const runs = new Worker(QUEUE.runs, (job, token) => this.handleRunsJob(job, token), { ...common, concurrency: 2 });
+    const chunks: Worker = new Worker(QUEUE.chunks, (job, token) => this.handleChunksJob(job, token, chunks, verifier), { ...common, concurrency: this.opts.chunkConcurrency });
+    const events = new Worker(QUEUE.events, (job) => this.handleEventJob(job as Job<EventJobData>, verifier), { ...common, concurrency: this.opts.chunkConcurrency });
+    chunks.on('failed', (job, error) => void this.onChunkFailed(job, error));
+    runs.on('failed', (job, error) => void this.onPagerFailed(job, error));
+    for (const w of [runs, chunks, events]) w.on('error', (error) => this.log.error({ err: error.message, queue: w.name }, 'worker error'));
+    const workers = [runs, chunks, events];
+    return {
+      close: async () => {
+        await Promise.all(workers.map((w) => w.close()));
+        await connection.quit().catch(() => undefined);
+      },
+      kill: async () => {
+        await Promise.all(workers.map((w) => w.close(true)));
+        connection.disconnect();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const u of this.untrack) u();
+    await Promise.all(Object.values(this.queues).map((q) => q.close()));
+    if (this.subscriber) await this.subscriber.quit().catch(() => undefined);
+    await this.redis.quit().catch(() => undefined);
+  }
+
+  /** Deletes every key under this pipeline's prefix (tests and `runs purge`). */
+  async purge(): Promise<void> {
+    for (const q of Object.values(this.queues)) await q.obliterate({ force: true }).catch(() => undefined);
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.keys.prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await this.redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
+  // ------------------------------------------------------------------ jobs
+
+  private jobDefaults(): JobsOptions {
+    return { attempts: this.opts.attempts, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 7 * 86_400 } };
+  }
+
+  /**
+   * Hands paging on to a new `page` job. Its id carries a per-run sequence number (a job cannot
+   * re-add its own id); a pager that crashes is re-run as the same job, from the saved cursor.
+   */
+  private async enqueuePager(runId: string, pageIndex: number, delay = 0): Promise<void> {
+    const data: PageJobData = { runId };
+    const seq = await this.redis.hincrby(this.keys.run(runId), 'pagerSeq', 1);
+    await this.queues.runs.add('page', data, { ...this.jobDefaults(), jobId: jobIds.pager(runId, pageIndex, seq), delay, removeOnComplete: true });
+  }
+
+  private async handleRunsJob(job: Job, _token?: string): Promise<void> {
+    if (job.name === 'scheduled') {
+      const run = await this.start(job.data as ScheduledJobData);
+      this.log.info({ runId: run.id, scheduler: job.repeatJobKey }, 'scheduled run started');
+      return;
+    }
+    await this.page((job.data as PageJobData).runId);
+  }
+
+  /** Pages the source from the saved cursor: one chunk job per page, the cursor saved after each. */
+  private async page(runId: string): Promise<void> {
+    const run = await this.store.get(runId);
+    if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
+    if (run.status === 'queued') {
+      await this.store.transition(runId, 'running', ['queued']);
+      await this.store.setFields(runId, { startedAt: new Date().toISOString() });
+    }
+    const connector = await this.connectorFor(run.platform, run.connectionId);
+    const saved = await this.store.progress(runId);
+    let { pages: pageIndex, cursor, pagesDone } = saved;
+    if (saved.pagingDone) return void (await this.completeIfDone(runId));
+    if (pageIndex === 0 && !run.options.dryRun && !run.scope.startsWith('recheck:')) {
+      const schema = await connector.ensureSchema();
+      if (schema.problems.length) {
+        await this.finishAs(runId, 'failed', `the platform refused the fields verify-hub needs: ${schema.problems.join('; ')}`);
+        return;
+      }
+    }
+    for (let n = 0; n < this.opts.pagesPerPagerJob; n++) {
+      if (pageIndex - pagesDone >= this.opts.maxOutstandingPages) {
+        // Backpressure: wait for chunks to drain instead of filling Redis with pages.
+        return this.enqueuePager(runId, pageIndex, 250);
+      }
+      const status = (await this.store.progress(runId)).status;
+      if (status !== 'running') return;
+      const page = run.scope.startsWith('recheck:') ? await this.recheckPage(run.scope.slice('recheck:'.length), connector, cursor) : await connector.pull(parseScope(run.scope), cursor);
+      const data: ChunkJobData = { runId, pageIndex, contacts: page.contacts };
+      if (page.contacts.length) await this.queues.chunks.add('chunk', data, { ...this.jobDefaults(), jobId: jobIds.chunk(runId, pageIndex) });
+      const skipped = Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0);
+      // An empty page needs no chunk: it is counted done here.
+      if (!page.contacts.length) await this.store.countPage(runId, pageIndex, {}, 0);
+      await this.store.savePage(runId, pageIndex + 1, page.next, { pulled: page.contacts.length, skipped });
+      pageIndex++;
+      cursor = page.next;
+      pagesDone = (await this.store.progress(runId)).pagesDone;
+      if (cursor === undefined) return void (await this.completeIfDone(runId));
+    }
+    await this.enqueuePager(runId, pageIndex);
+  }
+
+  /** The pages of a `recheck:<run>` run: the unknown rows of that run's report, fresh from the platform when it can. */
+  private async recheckPage(sourceRunId: string, connector: Connector, cursor?: string): Promise<Page> {
+    const start = Number(cursor ?? 0);
+    const rows = await this.redis.lrange(this.keys.report(sourceRunId), start, start + 499);
+    const unknown = rows.map((r) => JSON.parse(r) as ReportRow).filter((r) => r.risk === 'unknown');
+    let contacts = unknown.map((r) => ({ id: r.contactId, email: r.email }));
+    if (connector.pullByIds && contacts.length) contacts = await connector.pullByIds(contacts.map((c) => c.id));
+    return { contacts, next: rows.length === 500 ? String(start + 500) : undefined };
+  }
+
+  private async handleChunksJob(job: Job, token: string | undefined, worker: Worker, verifier: Verifier): Promise<void> {
+    if (job.name === 'recheck') return this.recheck(job as Job<RecheckJobData>, token, worker, verifier);
+    const data = job.data as ChunkJobData;
+    const run = await this.store.get(data.runId);
+    if (!run || run.status === 'cancelled' || run.status === 'failed' || run.status === 'completed') return;
+    if (run.status === 'paused') return this.park(job, token);
+    if (await this.store.isPageDone(data.runId, data.pageIndex)) return;
+    const connector = await this.connectorFor(run.platform, run.connectionId);
+    const unique = new Set(data.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized));
+    const carriedBillable = (data.carry ?? []).filter((v) => v.billable).length;
+    const cap = run.options.maxCredits;
+    const grant = await this.store.reserveCredits(data.runId, Math.max(0, unique.size - carriedBillable), cap);
+    let outcome: ChunkOutcome;
+    try {
+      outcome = await processChunk(
+        {
+          contacts: data.contacts,
+          writeOptions: writeOptionsOf(run),
+          creditCap: cap === undefined ? undefined : grant,
+          prior: data.carry,
+          maxRateLimitWaitMs: 0,
+          whenStopped: 'return',
+          collectReport: true,
+        },
+        { connector, verifier, cache: this.cache.withFreshness(run.options.freshnessDays ?? this.opts.freshnessDays), concurrency: this.opts.verifyConcurrency },
+      );
+    } catch (error) {
+      await this.store.releaseCredits(data.runId, grant);
+      throw error;
+    }
+    if (outcome.status === 'stopped') {
+      await this.store.releaseCredits(data.runId, grant);
+      await job.updateData({ ...data, carry: outcome.results });
+      const stop = outcome.stopped!;
+      if (stop.error instanceof EngineRateLimitError && !(stop.error instanceof EngineQuotaError)) {
+        // Every worker of the queue waits for the reset; the job goes back without spending an attempt.
+        await worker.rateLimit(Math.max(1, stop.error.waitMs()));
+        throw Worker.RateLimitError();
+      }
+      await this.pause(data.runId, stop);
+      return this.park(job, token);
+    }
+    // Re-checks first, with deterministic ids: a chunk retried after a crash adds them once.
+    if (outcome.unknownContacts.length && this.opts.recheckDelaysMs.length) {
+      await this.enqueueRecheck({ platform: run.platform, connectionId: run.connectionId, runId: run.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions: writeOptionsOf(run) }, jobIds.chunk(run.id, data.pageIndex));
+    }
+    await this.store.countPage(data.runId, data.pageIndex, outcome.counters, cap === undefined ? 0 : grant, outcome.report);
+    if (outcome.stopped?.reason === 'credit_cap' && cap !== undefined && (await this.store.get(data.runId))!.counters.credits >= cap) {
+      await this.pause(data.runId, outcome.stopped);
+    }
+    await this.completeIfDone(data.runId);
+  }
+
+  private async recheck(job: Job<RecheckJobData>, token: string | undefined, worker: Worker, verifier: Verifier): Promise<void> {
+    const data = job.data;
+    const connector = await this.connectorFor(data.platform, data.connectionId);
+    let contacts = data.contacts;
+    // The address may have changed since: read the contacts again where the platform allows it.
+    if (connector.pullByIds) contacts = await connector.pullByIds(contacts.map((c) => c.id));
+    if (contacts.length === 0) return;
+    const outcome = await processChunk(
+      { contacts, writeOptions: data.writeOptions, maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
+      { connector, verifier, cache: this.cache, concurrency: this.opts.verifyConcurrency },
+    );
+    if (outcome.status === 'stopped') {
+      const stop = outcome.stopped!;
+      if (stop.error instanceof EngineRateLimitError && !(stop.error instanceof EngineQuotaError)) {
+        await worker.rateLimit(Math.max(1, stop.error.waitMs()));
+        throw Worker.RateLimitError();
+      }
+      // Quota or auth: try again when the quota resets (or in an hour).
+      await job.moveToDelayed(stop.resumeAt ?? Date.now() + 3_600_000, token);
+      throw new DelayedError();
+    }
+    if (data.runId && outcome.report.length) await this.store.appendReport(data.runId, outcome.report.map((r) => ({ ...r, outcome: `recheck_${r.outcome}` })));
+    const next = data.attempt + 1;
+    if (outcome.unknownContacts.length && next < this.opts.recheckDelaysMs.length) {
+      await this.enqueueRecheck({ ...data, attempt: next, contacts: outcome.unknownContacts }, String(job.id).replace(/-r\d+$/, ''));
+    }
+  }
+
+  private async enqueueRecheck(data: RecheckJobData, origin: string): Promise<void> {
+    await this.queues.chunks.add('recheck', data, { ...this.jobDefaults(), jobId: jobIds.recheck(origin, data.attempt), delay: this.opts.recheckDelaysMs[data.attempt]! });
+  }
+
+  private async handleEventJob(job: Job<EventJobData>, verifier: Verifier): Promise<void> {
+    const { event } = job.data;
+    if (event.kind === 'unsubscribed' || event.kind === 'cleaned') return; // nothing to verify
+    const connection = await this.connectionStore().get(event.connectionId);
+    if (!connection) {
+      this.log.warn({ connectionId: event.connectionId }, 'event for an unknown connection dropped');
+      return;
+    }
+    const connector = this.registry.create(connection, this.depsFor(connection));
+    let contact = event.email ? { id: event.contactId, email: event.email } : undefined;
+    if (connector.pullByIds) contact = (await connector.pullByIds([event.contactId]))[0] ?? contact;
+    if (!contact?.email) return;
+    const writeOptions = (connection.settings?.writeOptions ?? {}) as WriteOptions;
+    const outcome = await processChunk({ contacts: [contact], writeOptions, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
+    if (outcome.status === 'stopped') throw outcome.stopped!.error ?? new Error(outcome.stopped!.message);
+    if (outcome.unknownContacts.length && this.opts.recheckDelaysMs.length) {
+      await this.enqueueRecheck({ platform: connection.platform, connectionId: connection.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions }, String(job.id));
+    }
+  }
+
+  /** A chunk of a paused run waits, with the results it already has, until `resume` promotes it. */
+  private async park(job: Job, token: string | undefined): Promise<void> {
+    const status = (await this.store.progress((job.data as ChunkJobData).runId)).status;
+    if (status !== 'paused') return; // cancelled meanwhile: nothing to keep
+    await this.store.park((job.data as ChunkJobData).runId, String(job.id));
+    await job.moveToDelayed(Date.now() + PARK_MS, token);
+    throw new DelayedError();
+  }
+
+  private async pause(runId: string, stop: NonNullable<ChunkOutcome['stopped']>): Promise<void> {
+    const reason =
+      stop.error instanceof EngineAuthError
+        ? `the engine refused the API key: check ENGINE_API_KEY, then run \`verify-hub runs resume ${runId}\``
+        : stop.error instanceof EngineQuotaError
+          ? `${stop.message}; resume with \`verify-hub runs resume ${runId}\` after the reset or a top-up`
+          : stop.reason === 'credit_cap'
+            ? `credit cap of ${(await this.store.get(runId))?.options.maxCredits} reached: raise it with \`verify-hub runs resume ${runId} --max-credits N\``
+            : stop.message;
+    syncMetrics.errors.inc({ kind: stop.reason === 'credit_cap' ? 'credit_cap' : stop.error instanceof EngineAuthError ? 'engine_auth' : 'engine_quota' });
+    if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) {
+      if (stop.resumeAt) await this.store.setFields(runId, { resumeAt: stop.resumeAt });
+      this.log.warn({ runId, reason: stop.reason }, 'run paused');
+    }
+  }
+
+  private async onChunkFailed(job: Job | undefined, error: Error): Promise<void> {
+    if (!job || job.name !== 'chunk') return;
+    syncMetrics.errors.inc({ kind: 'chunk_failed' });
+    if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    // Out of attempts: the page is counted with every contact failed, so the run can still finish.
+    const data = job.data as ChunkJobData;
+    const rows: ReportRow[] = data.contacts.map((c) => ({ contactId: c.id, email: c.email, outcome: 'failed', error: error.message }));
+    await this.store.countPage(data.runId, data.pageIndex, { failed: data.contacts.length }, 0, rows);
+    await this.completeIfDone(data.runId);
+  }
+
+  private async onPagerFailed(job: Job | undefined, error: Error): Promise<void> {
+    if (!job || job.name !== 'page') return;
+    syncMetrics.errors.inc({ kind: 'source_failed' });
+    if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    await this.finishAs((job.data as PageJobData).runId, 'failed', `reading the source failed: ${error.message}`);
+  }
+
+  private async completeIfDone(runId: string): Promise<void> {
+    if (await this.store.tryComplete(runId)) await this.announceFinished(runId);
+  }
+
+  private async finishAs(runId: string, status: 'failed', reason: string): Promise<void> {
+    if (await this.store.transition(runId, status, ['queued', 'running', 'paused'], reason)) {
+      await this.store.setFields(runId, { finishedAt: new Date().toISOString() });
+      await this.announceFinished(runId);
+    }
+  }
+
+  private async announceFinished(runId: string): Promise<void> {
+    await this.redis.publish(`${this.keys.prefix}:${FINISHED_CHANNEL}`, runId);
+  }
+
+  // ------------------------------------------------------------------ connectors
+
+  private connectionStore(): ConnectionStore {
+    if (!this.options.connections) throw new InputError('connectionId', 'no connection store configured (set HUB_SECRET_KEY)');
+    return this.options.connections;
+  }
+
+  private depsFor(connection: ConnectionRecord) {
+    const store = this.options.connections;
+    return {
+      limiter: this.limiters,
+      saveCredentials: async (credentials: ConnectionRecord['credentials']) => {
+        if (store) await store.save({ ...connection, credentials });
+      },
+    };
+  }
+
+  private async connectorFor(platform: string, connectionId?: string): Promise<Connector> {
+    const connection: ConnectionRecord = connectionId
+      ? ((await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`))
+      : { id: platform, platform, label: platform, createdAt: new Date(0).toISOString(), credentials: {} };
+    return this.registry.create(connection, this.depsFor(connection));
+  }
+
+  private async mustGet(id: string): Promise<RunRecord> {
+    const run = await this.store.get(id);
+    if (!run) throw new InputError('id', `no run ${id}`);
+    return run;
+  }
+}
+
+function writeOptionsOf(run: RunRecord): WriteOptions {
+  return { dryRun: run.options.dryRun, actions: run.options.actions };
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+function throwInput(field: string, problem: string): never {
+  throw new InputError(field, problem);
+}
+
+

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ReportRow, RunCounters, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
+import { Keys } from './keys';
+
+export const COUNTER_NAMES = ['pulled', 'skipped', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
+
+export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped: 0, cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 });
+
+export const FINISHED: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** Counters live as `n:<name>` fields of the run hash, so HINCRBY updates them atomically. */
+const counterField = (name: string) => `n:${name}`;
+
+/**
+ * Marks a page's chunk done and adds its counters in one step; a page already counted (a chunk
+ * delivered twice after a crash) changes nothing. Returns 1 when counted, 0 when already done.
+ */
+const COUNT_PAGE = `
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+local pairs = tonumber(ARGV[2])
+for i = 3, 2 + 2 * pairs, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = 3 + 2 * pairs, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+redis.call('HINCRBY', KEYS[1], 'pagesDone', 1)
+return 1`;
+
+/** Completes a running run once: paging done and every enqueued page counted. Returns 1 when it did. */
+const TRY_COMPLETE = `
+local s = redis.call('HGET', KEYS[1], 'status')
+if s ~= 'running' then return 0 end
+if redis.call('HGET', KEYS[1], 'pagingDone') ~= '1' then return 0 end
+local pages = tonumber(redis.call('HGET', KEYS[1], 'pages') or '0')
+local done = tonumber(redis.call('HGET', KEYS[1], 'pagesDone') or '0')
+if done < pages then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'completed', 'finishedAt', ARGV[1])
+redis.call('HDEL', KEYS[1], 'statusReason', 'resumeAt')
+return 1`;
+
+/** Grants up to ARGV[1] credits under the run's cap (ARGV[2]; -1 = none), reserving them. */
+const RESERVE_CREDITS = `
+local want = tonumber(ARGV[1])
+local cap = tonumber(ARGV[2])
+if cap < 0 then return want end
+local used = tonumber(redis.call('HGET', KEYS[1], 'n:credits') or '0')
+local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
+local grant = math.max(0, math.min(want, cap - used - reserved))
+if grant > 0 then redis.call('HINCRBY', KEYS[1], 'reserved', grant) end
+return grant`;
+
+/** Changes a run's status only from one of the allowed states; returns 1 when it did. */
+const TRANSITION = `
+local s = redis.call('HGET', KEYS[1], 'status')
+if not s then return -1 end
+for i = 3, #ARGV do if s == ARGV[i] then
+  redis.call('HSET', KEYS[1], 'status', ARGV[1])
+  if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'statusReason') else redis.call('HSET', KEYS[1], 'statusReason', ARGV[2]) end
+  return 1
+end end
+return 0`;
+
+/** Run records in Redis: one hash per run, an index by creation time, a done-pages set, a report list. */
+export class RunStore {
+  constructor(private readonly redis: Redis, private readonly keys: Keys) {}
+
+  async create(request: StartRunRequest, extra: { estimatedCredits?: number } = {}): Promise<RunRecord> {
+    const id = `run_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+    const createdAt = new Date().toISOString();
+    const fields: Record<string, string> = {
+      id,
+      platform: request.platform,
+      scope: request.scope,
+      options: JSON.stringify(request.options ?? {}),
+      status: 'queued',
+      createdAt,
+      pages: '0',
+      pagesDone: '0',
+      pagingDone: '0',
+      reserved: '0',
+    };
+    if (request.connectionId) fields.connectionId = request.connectionId;
+    if (extra.estimatedCredits !== undefined) fields.estimatedCredits = String(extra.estimatedCredits);
+    for (const name of COUNTER_NAMES) fields[counterField(name)] = '0';
+    await this.redis.multi().hset(this.keys.run(id), fields).zadd(this.keys.runIndex(), Date.now(), id).exec();
+    return (await this.get(id))!;
+  }
+
+  async get(id: string): Promise<RunRecord | undefined> {
+    const h = await this.redis.hgetall(this.keys.run(id));
+    if (!h.id) return undefined;
+    return toRecord(h);
+  }
+
+  async progress(id: string): Promise<RunProgress & { cursor?: string; status?: RunStatus }> {
+    const [pages, pagesDone, pagingDone, cursor, status] = await this.redis.hmget(this.keys.run(id), 'pages', 'pagesDone', 'pagingDone', 'cursor', 'status');
+    return { pages: Number(pages ?? 0), pagesDone: Number(pagesDone ?? 0), pagingDone: pagingDone === '1', cursor: cursor ?? undefined, status: (status ?? undefined) as RunStatus | undefined };
+  }
+
+  async list(filter: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+    const limit = filter.limit ?? 50;
+    const ids = await this.redis.zrevrange(this.keys.runIndex(), 0, filter.status ? 999 : limit - 1);
+    const runs: RunRecord[] = [];
+    for (const id of ids) {
+      const run = await this.get(id);
+      if (run && (!filter.status || run.status === filter.status)) runs.push(run);
+      if (runs.length >= limit) break;
+    }
+    return runs;
+  }
+
+  /** Moves the run to `to` if it is in one of `from`; false when it was not. */
+  async transition(id: string, to: RunStatus, from: readonly RunStatus[], reason = ''): Promise<boolean> {
+    const r = (await this.redis.eval(TRANSITION, 1, this.keys.run(id), to, reason, ...from)) as number;
+    if (r === -1) throw new Error(`run ${id} not found`);
+    return r === 1;
+  }
+
+  async setFields(id: string, fields: Record<string, string | number>): Promise<void> {
+    await this.redis.hset(this.keys.run(id), fields);
+  }
+
+  async deleteFields(id: string, ...names: string[]): Promise<void> {
+    if (names.length) await this.redis.hdel(this.keys.run(id), ...names);
+  }
+
+  /** Saves where paging got to: the next page's index and cursor (absent at the end). */
+  async savePage(id: string, nextPageIndex: number, cursor: string | undefined, counters: Partial<RunCounters>): Promise<void> {
+    const m = this.redis.multi().hset(this.keys.run(id), 'pages', String(nextPageIndex));
+    if (cursor === undefined) m.hdel(this.keys.run(id), 'cursor').hset(this.keys.run(id), 'pagingDone', '1');
+    else m.hset(this.keys.run(id), 'cursor', cursor);
+    for (const [name, n] of Object.entries(counters)) if (n) m.hincrby(this.keys.run(id), counterField(name), n);
+    await m.exec();
+  }
+
+  async incrementCounters(id: string, counters: Partial<RunCounters>): Promise<void> {
+    const m = this.redis.multi();
+    for (const [name, n] of Object.entries(counters)) if (n) m.hincrby(this.keys.run(id), counterField(name), n);
+    await m.exec();
+  }
+
+  /**
+   * Counts a page's chunk exactly once, with its report rows, and releases its credit reservation,
+   * all in one atomic step (see COUNT_PAGE). False when the page had been counted already.
+   */
+  async countPage(id: string, pageIndex: number, counters: Partial<RunCounters>, releaseReserved: number, rows: ReportRow[] = []): Promise<boolean> {
+    const pairs: string[] = [];
+    for (const [name, n] of Object.entries(counters)) if (n) pairs.push(counterField(name), String(n));
+    if (releaseReserved) pairs.push('reserved', String(-releaseReserved));
+    const args = [String(pageIndex), String(pairs.length / 2), ...pairs, ...rows.map((r) => JSON.stringify(r))];
+    const r = (await this.redis.eval(COUNT_PAGE, 3, this.keys.run(id), this.keys.pagesDone(id), this.keys.report(id), ...args)) as number;
+    return r === 1;
+  }
+
+  async isPageDone(id: string, pageIndex: number): Promise<boolean> {
+    return (await this.redis.sismember(this.keys.pagesDone(id), String(pageIndex))) === 1;
+  }
+
+  async reserveCredits(id: string, want: number, cap: number | undefined): Promise<number> {
+    if (cap === undefined) return want;
+    return Number(await this.redis.eval(RESERVE_CREDITS, 1, this.keys.run(id), String(want), String(cap)));
+  }
+
+  async releaseCredits(id: string, n: number): Promise<void> {
+    if (n) await this.redis.hincrby(this.keys.run(id), 'reserved', -n);
+  }
+
+  async tryComplete(id: string): Promise<boolean> {
+    return ((await this.redis.eval(TRY_COMPLETE, 1, this.keys.run(id), new Date().toISOString())) as number) === 1;
+  }
+
+  async appendReport(id: string, rows: ReportRow[]): Promise<void> {
+    if (rows.length) await this.redis.rpush(this.keys.report(id), ...rows.map((r) => JSON.stringify(r)));
+  }
+
+  async *report(id: string, batch = 1000): AsyncIterable<ReportRow> {
+    for (let start = 0; ; start += batch) {
+      const rows = await this.redis.lrange(this.keys.report(id), start, start + batch - 1);
+      for (const row of rows) yield JSON.parse(row) as ReportRow;
+      if (rows.length < batch) return;
+    }
+  }
+
+  async park(id: string, jobId: string): Promise<void> {
+    await this.redis.sadd(this.keys.parked(id), jobId);
+  }
+
+  async takeParked(id: string): Promise<string[]> {
+    const [[, members]] = (await this.redis.multi().smembers(this.keys.parked(id)).del(this.keys.parked(id)).exec()) as [[Error | null, string[]], unknown];
+    return members;
+  }
+}
+
+function toRecord(h: Record<string, string>): RunRecord {
+  const counters = {} as RunCounters;
+  for (const name of COUNTER_NAMES) counters[name] = Number(h[counterField(name)] ?? 0);
+  const run: RunRecord = {
+    id: h.id!,
+    platform: h.platform!,
+    scope: h.scope!,
+    options: JSON.parse(h.options ?? '{}') as RunOptions,
+    status: h.status as RunStatus,
+    counters,
+    createdAt: h.createdAt!,
+  };
+  if (h.connectionId) run.connectionId = h.connectionId;
+  if (h.statusReason) run.statusReason = h.statusReason;
+  if (h.resumeAt) run.resumeAt = Number(h.resumeAt);
+  if (h.cursor) run.cursor = h.cursor;
+  if (h.estimatedCredits) run.estimatedCredits = Number(h.estimatedCredits);
+  if (h.startedAt) run.startedAt = h.startedAt;
+  if (h.finishedAt) run.finishedAt = h.finishedAt;
+  return run;
+}

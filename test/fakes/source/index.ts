@@ -1,0 +1,2 @@
+export * from './fake-source';
+export * from './fake-verifier';
