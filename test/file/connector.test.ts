@@ -68,6 +68,14 @@ describe('FileConnector', () => {
     expect(await new FileConnector({ input }).pull({ kind: 'file' }, '1000')).toEqual({ contacts: [], skipped: { no_email: 0, unparseable: 0 } });
   });
 
+  it('takes concurrent pulls one at a time', async () => {
+    const input = await writeList(40);
+    const sequential = await pullAll(new FileConnector({ input, pageSize: 10 }));
+    const connector = new FileConnector({ input, pageSize: 10 });
+    const concurrent = await Promise.all(['0', '10', '20', '30'].map((cursor) => connector.pull({ kind: 'file' }, cursor)));
+    expect(concurrent).toEqual(sequential);
+  });
+
   it('ends on the last full page without an extra empty page', async () => {
     const input = await writeList(20);
     const pages = await pullAll(new FileConnector({ input, pageSize: 10 }));

@@ -42,6 +42,7 @@ describe('reading delimited files', () => {
     [',', 'name,email\n"Doe,J",j@example.com\nAl,al@example.org\n'],
     [';', 'name;email\n"Doe;J";j@example.com\nAl;al@example.org\n'],
     ['\t', 'name\temail\n"Doe\tJ"\tj@example.com\nAl\tal@example.org\n'],
+    ['|', 'name|email\n"Doe|J"|j@example.com\nAl|al@example.org\n'],
   ])('detects %j in a .csv file, delimiters inside quotes included', async (delimiter, text) => {
     const input = tmp.file('people.csv');
     await writeFile(input, text);
@@ -65,6 +66,21 @@ describe('reading delimited files', () => {
     const summary = await connector.finish();
     const out = await readCsvFile(summary.output);
     expect(out.rows.slice(1).map((r) => r.slice(0, 4))).toEqual(contacts.map((c) => c.payload));
+  });
+
+  it('reads a Windows-1252 file (Excel’s plain CSV) and writes UTF-8 with a BOM', async () => {
+    const input = tmp.file('latin.csv');
+    // "Müller", the euro sign and curly quotes are single bytes in Windows-1252 (0xFC, 0x80, 0x93, 0x94).
+    await writeFile(input, Buffer.concat([Buffer.from('name;email;note\nM'), Buffer.from([0xfc]), Buffer.from('ller;m@example.com;'), Buffer.from([0x80]), Buffer.from(' 5 '), Buffer.from([0x93]), Buffer.from('ok'), Buffer.from([0x94]), Buffer.from('\n')]));
+    const connector = new FileConnector({ input });
+    expect(await connector.inspect()).toMatchObject({ delimiter: ';', encoding: 'windows-1252' });
+    const contacts = await contactsOf(connector);
+    expect(contacts[0]!.payload).toEqual(['Müller', 'm@example.com', '€ 5 “ok”']);
+    await connector.write(resultsFor(contacts), {});
+    const summary = await connector.finish();
+    const out = await readCsvFile(summary.output, ';');
+    expect(out.bom).toBe(true);
+    expect(out.rows[1]!.slice(0, 3)).toEqual(['Müller', 'm@example.com', '€ 5 “ok”']);
   });
 
   it('reports broken rows by line number and goes on with the rest', async () => {

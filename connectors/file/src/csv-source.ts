@@ -1,28 +1,51 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parse, type CsvError } from 'csv-parse';
+import iconv from 'iconv-lite';
 import type { SourceItem } from './cells';
 
 /** How many times one file may restart after an unclosed quote before the rest of it is given up. */
 const MAX_RESTARTS = 100;
 
+/**
+ * Text encodings of delimited files: UTF-8, or Windows-1252 (what Excel's plain "CSV" saves on
+ * Western-European Windows), chosen when the first 64 KiB are not valid UTF-8.
+ */
+export type TextEncoding = 'utf8' | 'windows-1252';
+
 /** The first bytes of a file as text (BOM removed), cut at the last complete line when the file is longer. */
-export async function readHead(path: string, bytes = 64 * 1024): Promise<{ text: string; bom: boolean }> {
+export async function readHead(path: string, bytes = 64 * 1024): Promise<{ text: string; bom: boolean; encoding: TextEncoding }> {
   const handle = await open(path, 'r');
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    let text = buffer.subarray(0, bytesRead).toString('utf8');
+    const head = buffer.subarray(0, bytesRead);
+    let encoding: TextEncoding = 'utf8';
+    try {
+      // `stream: true`: a character cut at the end of the sample is not an error.
+      new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    } catch {
+      encoding = 'windows-1252';
+    }
+    let text = encoding === 'utf8' ? head.toString('utf8') : iconv.decode(head, 'win1252');
     const bom = text.startsWith('\uFEFF');
     if (bom) text = text.slice(1);
     if (bytesRead === bytes) {
       const lastNewline = text.lastIndexOf('\n');
       if (lastNewline > 0) text = text.slice(0, lastNewline + 1);
     }
-    return { text, bom };
+    return { text, bom, encoding };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Windows-1252 is parsed as Latin-1 (one byte per character, so byte offsets stay exact), then the
+ * 27 characters where the two differ (0x80-0x9F: the euro sign, curly quotes, dashes) are fixed.
+ */
+function windows1252Cell(cell: string): string {
+  return /[\x80-\x9f]/.test(cell) ? iconv.decode(Buffer.from(cell, 'latin1'), 'win1252') : cell;
 }
 
 interface Position {
@@ -40,7 +63,7 @@ type ParserEvent = { kind: 'record'; record: string[]; info: Position } | { kind
  * Streams the parser's events for the file from byte `start` in the order they fire: records and
  * skipped records interleave exactly as in the file. The parser is paused while the queue is full.
  */
-async function* parseSegment(path: string, delimiter: string, start: number): AsyncGenerator<ParserEvent> {
+async function* parseSegment(path: string, delimiter: string, encoding: TextEncoding, start: number): AsyncGenerator<ParserEvent> {
   const queue: ParserEvent[] = [];
   let ended = false;
   let failure: Error | undefined;
@@ -52,6 +75,7 @@ async function* parseSegment(path: string, delimiter: string, start: number): As
   };
   const parser = parse({
     delimiter,
+    encoding: encoding === 'utf8' ? 'utf8' : 'latin1',
     bom: start === 0,
     info: true,
     // A quote inside an unquoted field (`John "JJ" Doe`) is kept as text: with strict quoting the
@@ -140,7 +164,7 @@ function describe(error: CsvError): string {
  * reported; a quote that is never closed (which would swallow the rest of the file) costs only its
  * own line: reading starts again on the next line.
  */
-export async function* readCsv(path: string, delimiter: string): AsyncGenerator<SourceItem> {
+export async function* readCsv(path: string, delimiter: string, encoding: TextEncoding = 'utf8'): AsyncGenerator<SourceItem> {
   let start = 0;
   let lineBase = 0;
   let width: number | undefined;
@@ -151,11 +175,11 @@ export async function* readCsv(path: string, delimiter: string): AsyncGenerator<
     let lastByte = start;
     let unclosedQuote = false;
     const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
-    for await (const event of parseSegment(path, delimiter, start)) {
+    for await (const event of parseSegment(path, delimiter, encoding, start)) {
       if (event.kind === 'record') {
         const { record, info } = event;
         if (width === undefined) width = record.length;
-        if (record.length === width) yield { kind: 'record', cells: record, line: startLine(info) };
+        if (record.length === width) yield { kind: 'record', cells: encoding === 'utf8' ? record : record.map(windows1252Cell), line: startLine(info) };
         else {
           const first = startLine(info);
           const span = lineBase + info.lines > first ? ` (a record over lines ${first}-${lineBase + info.lines})` : '';

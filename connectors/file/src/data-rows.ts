@@ -28,8 +28,8 @@ export class DataRows {
   private peeked: DataItem | undefined;
   private done = false;
 
-  constructor(private readonly options: ResolvedOptions, private readonly layout: Pick<FileLayout, 'hasHeader' | 'delimiter' | 'emailIndex' | 'columns'>) {
-    this.source = openSource(options, layout.delimiter);
+  constructor(private readonly options: ResolvedOptions, private readonly layout: Pick<FileLayout, 'hasHeader' | 'delimiter' | 'encoding' | 'emailIndex' | 'columns'>) {
+    this.source = openSource(options, layout);
     this.headerSeen = !layout.hasHeader;
   }
 

@@ -16,7 +16,7 @@ import {
 } from '@verify-hub/core';
 import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
-import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout } from './layout';
+import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
 import { resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
 import { OrderedOutput } from './ordered-output';
 
@@ -30,6 +30,8 @@ export interface FileInspection {
   /** 1-based index of the email column. */
   emailColumnIndex: number;
   delimiter?: string;
+  /** Delimited files: `utf8`, or `windows-1252` when the file is not UTF-8 (outputs are UTF-8 with a BOM). */
+  encoding?: string;
   hasHeader: boolean;
   /** Data rows (the header and blank rows not counted; broken records not counted). */
   rowCount: number;
@@ -74,6 +76,7 @@ export class FileConnector implements Connector {
   readonly options: ResolvedOptions;
   private inspection?: Promise<{ layout: FileLayout; info: FileInspection }>;
   private reader?: DataRows;
+  private pulling: Promise<unknown> = Promise.resolve();
   private output?: OrderedOutput;
   private outputStart?: Promise<OrderedOutput>;
   private summary?: FileSummary;
@@ -114,7 +117,14 @@ export class FileConnector implements Connector {
     return (await this.layout()).info;
   }
 
-  async pull(scope: Scope, cursor?: string): Promise<Page> {
+  /** Pages through the file; calls are taken one at a time (they share one reader). */
+  pull(scope: Scope, cursor?: string): Promise<Page> {
+    const page = this.pulling.then(() => this.pullPage(scope, cursor));
+    this.pulling = page.catch(() => undefined);
+    return page;
+  }
+
+  private async pullPage(scope: Scope, cursor?: string): Promise<Page> {
     if (scope.kind !== FILE_SCOPE && scope.kind !== 'all') throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}", not "${scope.kind}"`);
     if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InputError('cursor', `"${cursor}" is not a file cursor (a row count)`);
     const { layout } = await this.layout();
@@ -229,11 +239,11 @@ export class FileConnector implements Connector {
 
   /** One streamed pass: the first rows for detection, the widest row and the number of rows. */
   private async scan(): Promise<{ layout: FileLayout; info: FileInspection }> {
-    const head: { delimiter?: string; bom: boolean; sheetName?: string } = await this.readable(() => sniff(this.options));
+    const head: Sniffed & { sheetName?: string } = await this.readable(() => sniff(this.options));
     const first: CellValue[][] = [];
     let records = 0;
     let width = 0;
-    const source = openSource(this.options, head.delimiter, (name) => (head.sheetName ??= name));
+    const source = openSource(this.options, head, (name) => (head.sheetName ??= name));
     try {
       for await (const item of source) {
         if (item.kind === 'problem') {
@@ -261,6 +271,7 @@ export class FileConnector implements Connector {
       emailColumn: layout.columns[layout.emailIndex]!,
       emailColumnIndex: layout.emailIndex + 1,
       delimiter: layout.delimiter,
+      encoding: layout.encoding,
       hasHeader: layout.hasHeader,
       rowCount,
       sample: dataRows.slice(0, SAMPLE_SIZE).map((cells) => Object.fromEntries(layout.columns.map((name, i) => [name, cellText(cells[i])]))),

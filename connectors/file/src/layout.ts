@@ -1,6 +1,6 @@
 import { InputError } from '@verify-hub/core';
 import { cellText, looksLikeEmail, type CellValue, type SourceItem } from './cells';
-import { readCsv, readHead } from './csv-source';
+import { readCsv, readHead, type TextEncoding } from './csv-source';
 import { detectDelimiter } from './delimiter';
 import type { FileFormat, ResolvedOptions } from './options';
 import { readXlsx } from './xlsx-source';
@@ -12,6 +12,8 @@ export interface FileLayout {
   delimiter?: string;
   /** The input began with a UTF-8 byte-order mark (kept on the outputs, so Excel reads them as UTF-8). */
   bom: boolean;
+  /** Delimited files: the input's text encoding (outputs are always UTF-8). */
+  encoding?: TextEncoding;
   /** False when the first row already holds an address: every row is data, column names are made up. */
   hasHeader: boolean;
   /** The header row as it is in the file (empty when there is none). */
@@ -31,8 +33,8 @@ const SAMPLE_ROWS = 100;
 const headerKey = (cell: CellValue | undefined) => cellText(cell).trim().toLowerCase().replace(/[\s_\-.]/g, '');
 
 /** The file's items in order; `onSheetName` learns the worksheet of an .xlsx file. */
-export function openSource(options: ResolvedOptions, delimiter: string | undefined, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
-  return options.format === 'xlsx' ? readXlsx(options.input, onSheetName) : readCsv(options.input, delimiter ?? ',');
+export function openSource(options: ResolvedOptions, text: { delimiter?: string; encoding?: TextEncoding }, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
+  return options.format === 'xlsx' ? readXlsx(options.input, onSheetName) : readCsv(options.input, text.delimiter ?? ',', text.encoding);
 }
 
 function byHeaderName(header: CellValue[]): number {
@@ -59,7 +61,7 @@ function columnList(names: string[]): string {
 }
 
 /** Finds the delimiter, header and email column from the first rows; `width` is the widest row of the file. */
-export async function detectLayout(options: ResolvedOptions, firstRecords: CellValue[][], head: { delimiter?: string; bom: boolean; sheetName?: string }, width: number): Promise<FileLayout> {
+export async function detectLayout(options: ResolvedOptions, firstRecords: CellValue[][], head: Sniffed & { sheetName?: string }, width: number): Promise<FileLayout> {
   const first = firstRecords[0];
   if (!first) throw new InputError('input', `${options.input} has no rows`);
   const headerNames = (hasHeader: boolean, emailIndex: number) =>
@@ -97,6 +99,7 @@ export async function detectLayout(options: ResolvedOptions, firstRecords: CellV
     format: options.format,
     delimiter: head.delimiter,
     bom: head.bom,
+    encoding: head.encoding,
     hasHeader,
     header: hasHeader ? first : [],
     columns: headerNames(hasHeader, emailIndex),
@@ -106,10 +109,16 @@ export async function detectLayout(options: ResolvedOptions, firstRecords: CellV
 }
 
 /** What a first look at the file finds: delimiter and BOM (delimited files), the worksheet (.xlsx). */
-export async function sniff(options: ResolvedOptions): Promise<{ delimiter?: string; bom: boolean }> {
+export interface Sniffed {
+  delimiter?: string;
+  bom: boolean;
+  encoding?: TextEncoding;
+}
+
+export async function sniff(options: ResolvedOptions): Promise<Sniffed> {
   if (options.format === 'xlsx') return { bom: false };
   const head = await readHead(options.input);
-  return { delimiter: options.forcedDelimiter ?? detectDelimiter(head.text), bom: head.bom };
+  return { delimiter: options.forcedDelimiter ?? detectDelimiter(head.text), bom: head.bom, encoding: head.encoding };
 }
 
 export { SAMPLE_ROWS };

@@ -116,7 +116,8 @@ export class OrderedOutput {
     if (this.sinks) return;
     const make = (path: string): RowSink => {
       if (this.dryRun) return nullSink;
-      return this.layout.format === 'xlsx' ? xlsxSink(path, this.layout.sheetName ?? 'Sheet1') : csvSink(path, this.layout.delimiter ?? ',', this.layout.bom);
+      // Outputs are UTF-8; a Windows-1252 input gets a BOM on them so Excel still reads them right.
+      return this.layout.format === 'xlsx' ? xlsxSink(path, this.layout.sheetName ?? 'Sheet1') : csvSink(path, this.layout.delimiter ?? ',', this.layout.bom || this.layout.encoding === 'windows-1252');
     };
     this.sinks = { cleaned: make(this.options.output), removed: make(this.options.removedOutput) };
     await this.sinks.cleaned.write(this.columns.header);
