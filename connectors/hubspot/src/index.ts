@@ -4,7 +4,7 @@ export {
   type InstallUrlOptions, type OAuthAppOptions,
 } from './oauth';
 export { HubSpotApiError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError } from './errors';
-export { RATE_TIERS, hubspotConnectionId, resolveConnection, type HubSpotCredentials, type HubSpotSettings, type RateTier } from './settings';
+export { DEFAULT_API_BASE, RATE_TIERS, hubspotConnectionId, resolveConnection, type HubSpotCredentials, type HubSpotSettings, type RateTier } from './settings';
 export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
 export { nextMidnight } from './portal-time';
 export { OBJECTS_PAGE, SEARCH_PAGE, SEARCH_CAP, BATCH_MAX } from './pull';
