@@ -43,6 +43,20 @@ export const ConfigSchema = z.strictObject({
   HUB_TRUST_PROXY: z.string().min(1).optional(),
   HUB_UPLOAD_DIR: z.string().min(1).optional(),
   HUB_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // The local engine (engine/README.md): `verify-hub engine` and the in-process default of `clean`.
+  ENGINE_HOST: z.string().min(1).default('127.0.0.1'),
+  ENGINE_DNS_SERVERS: z.string().regex(/^\s*[0-9a-fA-F:.[\]]+(\s*,\s*[0-9a-fA-F:.[\]]+)*\s*$/, 'must be a comma-separated list of ip or ip:port').optional(),
+  ENGINE_SMTP: z.enum(['on', 'off']).default('on'),
+  ENGINE_SMTP_PORT: port.default(25),
+  ENGINE_MAIL_FROM: z.email().optional(),
+  ENGINE_HELO_NAME: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a host name').optional(),
+  ENGINE_REDIS_PREFIX: z.string().min(1).default('vh:engine:'),
+  // The sync pipeline (sync-jobs/README.md): `verify-hub worker`, `sync`, `runs`.
+  VERIFY_HUB_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'must be letters, digits, colon, dash or underscore').default('vh:sync'),
+  VERIFY_HUB_ENGINE_RATE: z.coerce.number().int().min(1).max(100_000).optional(),
+  VERIFY_HUB_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
+  VERIFY_HUB_FRESHNESS_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  VERIFY_HUB_RECHECK_DELAYS: z.string().regex(/^\s*\d+(\.\d+)?[smhd](\s*,\s*\d+(\.\d+)?[smhd])*\s*$/, 'must be a comma-separated list like 30m,2h,8h,24h,5d').optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
