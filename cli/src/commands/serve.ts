@@ -1,0 +1,168 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  ConfigError,
+  EngineClient,
+  SecretBox,
+  createLogger,
+  loadConfig,
+  type Config,
+  type ConnectionStore,
+  type Logger,
+  type Verifier,
+} from '@verify-hub/core';
+import { LocalEngine } from '@verify-hub/engine';
+import { fileConnectorFactory } from '@verify-hub/connector-file';
+import { hubspotConnectorFactory, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
+import { mailchimpConnectorFactory, parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
+import { createMcpHttpHandler } from '@verify-hub/mcp';
+import { ConnectorRegistry, Keys, RedisConnectionStore, SyncPipeline, createRedis, metricsRegistry, type SyncWorkers } from '@verify-hub/sync-jobs';
+import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  /** Run the sync workers in this process too (default true; `--no-workers` for HTTP-only instances). */
+  workers?: boolean;
+  logger?: Logger;
+  /** Replaces the engine chosen from the config (tests). */
+  verifier?: Verifier;
+  /** Key and queue prefix of the pipeline (default `vh`; tests use their own). */
+  prefix?: string;
+  /** Completion-webhook delivery settings (tests shorten the backoff). */
+  delivery?: HubAppDeps['delivery'];
+}
+
+export interface RunningHub {
+  url: string;
+  server: HubServer;
+  pipeline: SyncPipeline;
+  close(): Promise<void>;
+}
+
+/** The engine the workers use: ENGINE_URL when set, else the local engine in-process (the embedded default). */
+function engineFor(config: Config): Verifier {
+  if (config.ENGINE_URL) {
+    if (!config.ENGINE_API_KEY) throw new ConfigError('ENGINE_API_KEY', 'is required with ENGINE_URL');
+    return new EngineClient({ baseUrl: config.ENGINE_URL, apiKey: config.ENGINE_API_KEY, timeoutMs: config.ENGINE_TIMEOUT_MS });
+  }
+  return new LocalEngine();
+}
+
+/** The Mailchimp receiver's per-connection secret: kept sealed with the connection's credentials. */
+function mailchimpSecrets(connections: ConnectionStore | undefined) {
+  return async (connectionId: string): Promise<string | undefined> => {
+    const connection = await connections?.get(connectionId);
+    if (!connection || connection.platform !== 'mailchimp') return undefined;
+    const secret = connection.credentials.webhookSecret ?? connection.settings?.webhookSecret;
+    return typeof secret === 'string' && secret ? secret : undefined;
+  };
+}
+
+/**
+ * The hub service and (by default) the sync workers in one process, wired from configuration:
+ * the pipeline on REDIS_URL, the connectors, the webhook receivers, the MCP endpoint at /mcp.
+ */
+export async function startServe(config: Config, options: ServeOptions = {}): Promise<RunningHub> {
+  const logger = options.logger ?? createLogger({ name: 'hub', level: config.LOG_LEVEL });
+  const box = config.HUB_SECRET_KEY ? new SecretBox(config.HUB_SECRET_KEY) : undefined;
+  if (!config.HUB_ADMIN_TOKEN) logger.warn('HUB_ADMIN_TOKEN is not set: the admin API and queue UI answer 503');
+  if (!box) logger.warn('HUB_SECRET_KEY is not set: platform connections and file uploads are unavailable');
+
+  const prefix = options.prefix ?? 'vh';
+  const keys = new Keys(prefix);
+  const redis = createRedis(config.REDIS_URL);
+  const connections = box ? new RedisConnectionStore(redis, keys, box) : undefined;
+  const connectors = new ConnectorRegistry().register('file', fileConnectorFactory).register('hubspot', hubspotConnectorFactory).register('mailchimp', mailchimpConnectorFactory);
+  const pipeline = new SyncPipeline({
+    redisUrl: config.REDIS_URL,
+    prefix,
+    verifier: options.verifier ?? engineFor(config),
+    connectors,
+    connections,
+    logger: logger.child({ component: 'sync-jobs' }),
+  });
+
+  let workers: SyncWorkers | undefined;
+  if (options.workers !== false) workers = pipeline.startWorkers();
+  let workersRunning = workers !== undefined;
+
+  const webhooks: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver } = {
+    mailchimp: mailchimpReceiver(parseMailchimpWebhook, mailchimpSecrets(connections)),
+  };
+  if (config.HUBSPOT_CLIENT_SECRET) webhooks.hubspot = hubspotReceiver(parseHubSpotWebhook, config.HUBSPOT_CLIENT_SECRET);
+  else logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
+
+  const mcp = createMcpHttpHandler({ engineUrl: config.ENGINE_URL, concurrency: config.ENGINE_CONCURRENCY });
+  const hub = createHubApp({
+    runs: pipeline,
+    redis,
+    adminToken: config.HUB_ADMIN_TOKEN,
+    webhooks,
+    metricsRegistry,
+    queues: Object.values(pipeline.queues),
+    uploadDir: config.HUB_UPLOAD_DIR ?? join(process.cwd(), 'data', 'uploads'),
+    workersRunning: options.workers === false ? undefined : () => workersRunning,
+    secretBox: box,
+    connections,
+    publicUrl: config.HUB_PUBLIC_URL,
+    trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
+    logger,
+    keyPrefix: `${prefix}:hub:`,
+    delivery: { queueName: `${prefix}-hook-deliveries`, ...options.delivery },
+    // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token.
+    mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
+  });
+
+  const server = await startHubServer(hub, {
+    port: options.port ?? config.PORT,
+    host: options.host ?? config.HUB_HOST,
+    drainTimeoutMs: config.HUB_SHUTDOWN_TIMEOUT_MS,
+    closeAfter: [
+      async () => {
+        workersRunning = false;
+        await workers?.close();
+      },
+      () => pipeline.close(),
+      async () => void (await redis.quit().catch(() => redis.disconnect())),
+    ],
+  });
+  logger.info({ url: server.url, workers: Boolean(workers), engine: config.ENGINE_URL ? 'remote' : 'local' }, 'hub service listening');
+  return { url: server.url, server, pipeline, close: server.close };
+}
+
+/** HUB_TRUST_PROXY: `true`/`false`, a hop count, or addresses/CIDRs (Express's `trust proxy`). */
+function trustProxySetting(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', 'must be a whole number from 0 to 65535');
+  return port;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the hub service (webhooks, admin API, health, metrics, queue UI) and the sync workers in one process')
+    .option('--port <n>', 'port to listen on (default: PORT, 8080)')
+    .option('--host <address>', 'address to listen on (default: HUB_HOST, 0.0.0.0)')
+    .option('--no-workers', 'serve HTTP only; run workers elsewhere with `verify-hub worker`')
+    .action(async (opts: { port?: string; host?: string; workers: boolean }) => {
+      const config = loadConfig(process.env);
+      const running = await startServe(config, { port: opts.port === undefined ? undefined : parsePort(opts.port), host: opts.host, workers: opts.workers });
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void running.close().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

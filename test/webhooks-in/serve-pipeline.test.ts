@@ -1,0 +1,109 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { loadConfig } from '@verify-hub/core';
+import { SyncPipeline } from '@verify-hub/sync-jobs';
+import { startServe, type RunningHub } from '../../cli/src/commands/serve';
+import { FakeEngine } from '../fakes/engine';
+import { silentLogger } from './harness';
+
+const TOKEN = 'serve-test-admin-token-0123456789';
+const HUBSPOT_SECRET = 'serve-test-hubspot-secret';
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** `verify-hub serve` wired from configuration: the real pipeline and workers on the test Redis, the fake engine over HTTP. */
+describe('verify-hub serve (hub + real pipeline + workers)', () => {
+  let engine: FakeEngine;
+  let hub: RunningHub;
+  let uploadDir: string;
+  const prefix = `test-serve-${randomUUID().slice(0, 8)}`;
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+
+  beforeAll(async () => {
+    engine = new FakeEngine();
+    await engine.start();
+    uploadDir = mkdtempSync(join(tmpdir(), 'vh-serve-'));
+    const config = loadConfig({
+      REDIS_URL: process.env.REDIS_URL,
+      ENGINE_URL: engine.url,
+      ENGINE_API_KEY: engine.apiKey,
+      HUB_ADMIN_TOKEN: TOKEN,
+      HUB_SECRET_KEY: 's'.repeat(40),
+      HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
+      HUB_UPLOAD_DIR: uploadDir,
+      LOG_LEVEL: 'silent',
+    });
+    hub = await startServe(config, { port: 0, host: '127.0.0.1', prefix, logger: silentLogger });
+  });
+  afterAll(async () => {
+    await hub.close();
+    // The hub closed its pipeline's connections: a fresh pipeline over the same prefix deletes its keys.
+    const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix, logger: silentLogger });
+    await cleanup.purge();
+    await cleanup.close();
+    await engine.stop();
+    rmSync(uploadDir, { recursive: true, force: true });
+  });
+
+  it('is ready with Redis up and the workers running', async () => {
+    const res = await request(hub.url).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body.checks).toEqual({ redis: true, workers: true });
+  });
+
+  // The cleaned-file download itself is covered in files.test.ts: the pipeline's chunk workers write
+  // file runs through separate connector instances and do not produce the connector's output file yet.
+  it('runs an uploaded file through the queues to completion with a per-record report', async () => {
+    const csv = 'email,name\nada@example.com,Ada\ninvalid.x@example.com,X\nbob@example.org,Bob\n';
+    const upload = await request(hub.url).post('/api/files').set(auth).attach('file', Buffer.from(csv), 'list.csv');
+    expect(upload.status).toBe(202);
+    expect(upload.body.upload).toMatchObject({ rows: 3, emailColumn: 'email' });
+    const runId = upload.body.run.id as string;
+    const run = await until(
+      async () => (await request(hub.url).get(`/api/runs/${runId}`).set(auth)).body,
+      (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status),
+    );
+    expect(run).toMatchObject({ status: 'completed', counters: { pulled: 3 }, progress: { percent: 100 } });
+    const report = await request(hub.url).get(`/api/runs/${runId}/report.csv`).set(auth);
+    expect(report.status).toBe(200);
+    const lines = report.text.trim().split('\n');
+    expect(lines[0]).toBe('contactId,email,risk,score,reason,outcome,error');
+    expect(lines.slice(1).map((l) => l.split(',').slice(1, 3).join(',')).sort()).toEqual(['ada@example.com,safe', 'bob@example.org,safe', 'invalid.x@example.com,invalid']);
+  });
+
+  it('queues a signed HubSpot delivery once through the pipeline, however often it arrives', async () => {
+    const body = JSON.stringify([{ eventId: 1, subscriptionId: 1, portalId: 777, appId: 1, occurredAt: Date.now(), subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 4242, changeSource: 'CRM' }]);
+    const send = () => {
+      const ts = String(Date.now());
+      const url = `${hub.url}/webhooks/hubspot`;
+      const sig = createHmac('sha256', HUBSPOT_SECRET).update(`POST${url}${body}${ts}`).digest('base64');
+      return request(hub.url).post('/webhooks/hubspot').set({ 'content-type': 'application/json', 'x-hubspot-signature-v3': sig, 'x-hubspot-request-timestamp': ts }).send(body);
+    };
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: 1, queued: 1, duplicates: 0 });
+    const again = await send();
+    expect(again.body).toEqual({ received: 1, queued: 0, duplicates: 1 });
+    const counts = await hub.pipeline.queues.events.getJobCounts('delayed', 'waiting', 'active', 'completed');
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it('mounts the MCP endpoint (its own key auth) and serves pipeline metrics', async () => {
+    const mcp = await request(hub.url).post('/mcp').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(mcp.status).toBe(401);
+    const metrics = await request(hub.url).get('/metrics');
+    expect(metrics.text).toContain('verify_hub_queue_depth');
+    expect(metrics.text).toContain('verify_hub_http_request_duration_seconds');
+  });
+});
