@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { InputError } from '@verify-hub/core';
 
 /**
@@ -153,4 +153,16 @@ function toRecord(f: Record<string, string>): KeyRecord {
 /** When this month's quota resets: the first instant of next month, UTC. */
 export function quotaResetAt(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+/** Opens a KeyStore on its own Redis connection (for the CLI); throws when Redis does not answer. */
+export async function openKeyStore(redisUrl: string, prefix = 'vh:engine:'): Promise<{ store: KeyStore; close(): Promise<void> }> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  return { store: new KeyStore(redis, prefix), close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
 }
