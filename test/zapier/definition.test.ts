@@ -1,0 +1,80 @@
+import zapier from 'zapier-platform-core';
+import { VerificationSchema } from '@verify-hub/core';
+import App from 'verify-hub-zapier';
+
+// Neither export is in the packages' type declarations: createAppHandler is what `zapier validate` runs,
+// validateAppDefinition the schema check of zapier-platform-schema (no types shipped).
+const { createAppHandler } = zapier as unknown as { createAppHandler(app: object): (event: object) => Promise<unknown> };
+const schema = require('zapier-platform-schema') as { validateAppDefinition(definition: unknown): { errors: { stack: string }[] } };
+
+type Field = { key: string; label?: string; helpText?: string };
+type Operation = { key: string; noun: string; display: { label: string; description: string }; operation: { sample?: unknown; outputFields?: Field[]; inputFields?: Field[] } };
+
+const all = (): [string, Operation][] => [
+  ...Object.entries(App.triggers).map(([k, v]) => [`triggers.${k}`, v as unknown as Operation] as [string, Operation]),
+  ...Object.entries(App.searches).map(([k, v]) => [`searches.${k}`, v as unknown as Operation] as [string, Operation]),
+  ...Object.entries(App.creates).map(([k, v]) => [`creates.${k}`, v as unknown as Operation] as [string, Operation]),
+];
+
+/** Every leaf key of a nested object in Zapier's `a__b` notation. */
+function leafKeys(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [prefix];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leafKeys(v, prefix ? `${prefix}__${k}` : k));
+}
+
+describe('Zapier app definition', () => {
+  it('passes the platform validation offline (createAppHandler validate)', async () => {
+    const handler = createAppHandler(App);
+    const answer = (await handler({ command: 'validate', calledFromCli: true })) as { status: string; results: unknown[] };
+    expect(answer).toEqual({ status: 'SUCCESS', results: [] });
+  });
+
+  it('its serialized definition has no error under zapier-platform-schema', async () => {
+    const handler = createAppHandler(App);
+    const { results: definition } = (await handler({ command: 'definition', calledFromCli: true })) as { results: Record<string, unknown> };
+    expect(JSON.parse(JSON.stringify(definition))).toEqual(definition); // serializable: functions became pointers
+    const { errors } = schema.validateAppDefinition(definition);
+    expect(errors.map((e) => e.stack)).toEqual([]);
+    expect(definition).toMatchObject({ flags: { skipHttpPatch: true }, authentication: { type: 'custom' } });
+  });
+
+  it('keys match, labels and help follow the publishing rules, and every operation has a sample and labelled outputs', () => {
+    for (const [path, op] of all()) {
+      expect(path.endsWith(`.${op.key}`)).toBe(true);
+      expect(op.display.label).toMatch(/^[A-Z][A-Za-z ]+$/); // title case, no trailing period
+      expect(op.display.description).toMatch(/\.$/);
+      if (path.startsWith('triggers.')) expect(op.display.description).toMatch(/^Triggers when /);
+      expect(op.operation.sample).toBeDefined();
+      for (const f of op.operation.outputFields ?? []) expect(`${path} ${f.key}: ${f.label}`).toMatch(/: [A-Z]/);
+      for (const f of op.operation.inputFields ?? []) {
+        expect(f.label).toMatch(/^[A-Z]/);
+        expect(f.helpText ?? '').toMatch(/\S.*\.$/);
+      }
+    }
+    for (const f of App.authentication.fields) expect(f.helpText).toMatch(/\.$/);
+  });
+
+  it('labels every field of the canonical result, and the samples are valid results', () => {
+    const sample = App.creates.verify_email.operation.sample;
+    expect(VerificationSchema.safeParse(sample).success).toBe(true);
+    const labelled = new Set(App.creates.verify_email.operation.outputFields.map((f) => f.key));
+    // every field of the canonical schema, including the optional ones the sample shows
+    const canonical = leafKeys(sample);
+    expect(canonical.length).toBeGreaterThanOrEqual(25);
+    expect(canonical.filter((k) => !labelled.has(k))).toEqual([]);
+    const list = App.creates.verify_email_list.operation;
+    const listLabelled = new Set(list.outputFields.map((f) => f.key));
+    expect(canonical.filter((k) => !listLabelled.has(`results[]${k}`))).toEqual([]);
+    for (const r of list.sample.results) expect(VerificationSchema.safeParse(r).success).toBe(true);
+    expect(App.creates.verify_email.operation.outputFields.length).toBe(App.searches.find_email_verification.operation.outputFields.length);
+  });
+
+  it('package.json makes a pushable Zapier app: compiled index.js entry, exact platform version', () => {
+    const pkg = require('../../connectors/zapier/package.json') as { main: string; dependencies: Record<string, string>; files: string[] };
+    expect(pkg.main).toBe('index.js');
+    expect(pkg.files).toEqual(expect.arrayContaining(['index.js', 'dist']));
+    expect(pkg.dependencies['zapier-platform-core']).toBe(zapier.version);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@verify-hub/core', 'zapier-platform-core']);
+    expect(App.platformVersion).toBe(zapier.version);
+  });
+});
