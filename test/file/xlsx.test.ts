@@ -86,6 +86,20 @@ describe('.xlsx in and out', () => {
     expect(names).toEqual(Array.from({ length: 2_000 }, (_, i) => `Person ${i}`));
   });
 
+  it('reads the first worksheet that has rows when the first ones are empty', async () => {
+    const input = tmp.file('second.xlsx');
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet('Cover');
+    const sheet = workbook.addWorksheet('People');
+    sheet.addRow(['email']);
+    sheet.addRow(['ada@example.com']);
+    await workbook.xlsx.writeFile(input);
+    const connector = new FileConnector({ input });
+    expect((await pullAll(connector)).flatMap((p) => p.contacts.map((c) => c.email))).toEqual(['ada@example.com']);
+    await connector.write(resultsFor((await pullAll(connector)).flatMap((p) => p.contacts)), {});
+    expect((await readSheet((await connector.finish()).output)).name).toBe('People');
+  });
+
   it('refuses an .xlsx over the row limit', async () => {
     const input = await writeWorkbook('limit.xlsx', 10);
     await expect(new FileConnector({ input, maxRows: 10 }).inspect()).rejects.toThrow(/more than 10 data rows.*--max-rows/);

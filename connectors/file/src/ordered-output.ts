@@ -33,8 +33,8 @@ export class OrderedOutput {
   private sinks?: { cleaned: RowSink; removed: RowSink };
   private queue: Promise<unknown> = Promise.resolve();
   private lastWritten = 0;
-  private readonly billed = new Set<string>();
-  private readonly seen = new Set<string>();
+  /** Every address seen (normalised), and whether a credit was counted for it: one entry per address. */
+  private readonly addresses = new Map<string, boolean>();
   readonly totals: OutputTotals = {
     rows: 0,
     counts: Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>,
@@ -162,16 +162,13 @@ export class OrderedOutput {
     if (email !== '') {
       const key = normalizeEmail(email);
       const address = key.ok ? key.normalized : email;
-      if (this.seen.has(address)) totals.duplicateRows++;
-      else this.seen.add(address);
+      const billed = this.addresses.get(address);
+      if (billed !== undefined) totals.duplicateRows++;
+      const bill = verification?.billable === true && !billed;
+      if (bill) totals.credits++;
+      if (billed === undefined || bill) this.addresses.set(address, billed === true || bill);
     }
-    if (verification) {
-      totals.counts[verification.risk]++;
-      if (verification.billable && !this.billed.has(verification.normalized)) {
-        this.billed.add(verification.normalized);
-        totals.credits++;
-      }
-    }
+    if (verification) totals.counts[verification.risk]++;
     const out = this.columns.row(cells, verification);
     const removed = verification !== undefined && (this.options.remove as ReadonlySet<string>).has(verification.risk);
     if (removed) totals.removed++;

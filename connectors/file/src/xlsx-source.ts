@@ -18,23 +18,24 @@ export function plainCell(value: unknown): CellValue {
 }
 
 /**
- * Streams the rows (styles are read because they tell dates from numbers) of the first worksheet (exceljs WorkbookReader, nothing loaded whole). Blank
- * rows are not stored in .xlsx files, so none are seen; `line` is the worksheet row number.
+ * Streams the rows of the first worksheet that has any, with exceljs's WorkbookReader (nothing loaded
+ * whole; styles are read because they tell dates from numbers). Blank rows are not stored in .xlsx
+ * files, so none are seen; `line` is the worksheet row number.
  */
 export async function* readXlsx(path: string, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
   const input = createReadStream(path);
   const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
   try {
     for await (const worksheet of workbook) {
-      const name = (worksheet as unknown as { name?: string }).name;
-      if (name) onSheetName?.(name);
+      let rows = 0;
       for await (const row of worksheet) {
+        if (rows++ === 0) onSheetName?.((worksheet as unknown as { name?: string }).name ?? 'Sheet1');
         const values = row.values as unknown[];
         const cells: CellValue[] = [];
         for (let i = 1; i < values.length; i++) cells.push(plainCell(values[i]));
         yield { kind: 'record', cells, line: row.number };
       }
-      return; // the first worksheet only
+      if (rows > 0) return; // the first worksheet that has rows, only
     }
   } finally {
     input.destroy();
