@@ -43,6 +43,13 @@ describe('ensureSchema', () => {
     expect(fake.portal('202').properties.get('ev_score')!.type).toBe('string');
   });
 
+  it('reports an existing enumeration that lacks one of our options', async () => {
+    fake.addPortal({ portalId: '205', token: 'schema-5' });
+    fake.addProperty('205', { name: 'ev_risk', label: 'Risk', type: 'enumeration', fieldType: 'select', groupName: 'contactinformation', options: [{ label: 'Safe', value: 'safe' }, { label: 'Invalid', value: 'invalid' }] });
+    const report = await connector(fake, '205', 'schema-5').ensureSchema();
+    expect(report.problems).toEqual([expect.stringMatching(/ev_risk exists but lacks the option\(s\) risky, unknown/)]);
+  });
+
   it('uses the property names of the connection settings', async () => {
     fake.addPortal({ portalId: '204', token: 'schema-4' });
     const report = await connector(fake, '204', 'schema-4', { settings: { groupName: 'quality', propertyNames: { risk: 'email_quality' } } }).ensureSchema();

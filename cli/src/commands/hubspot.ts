@@ -72,7 +72,7 @@ async function connect(opts: ConnectOptions): Promise<void> {
   } finally {
     redis.disconnect();
   }
-  console.log(`stored connection ${record.id} (${record.label}); sync it with: verify-hub sync hubspot --connection ${record.id} --scope all`);
+  console.log(`stored connection ${record.id} (${record.label}); then: verify-hub hubspot setup --connection ${record.id}`);
 }
 
 /**

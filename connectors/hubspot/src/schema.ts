@@ -58,7 +58,13 @@ export async function ensureHubSpotSchema(runner: RequestRunner, apis: () => Hub
     if (!found) missing.push(def);
     else if (found.type !== def.type) {
       report.problems.push(`property ${def.name} already exists with type ${found.type}/${found.fieldType}, but verify-hub writes ${def.type}/${def.fieldType}: rename ours in the connection's settings.propertyNames, or change or delete that property in HubSpot`);
-    } else report.existing.push(def.name);
+    } else {
+      const have = new Set((found.options ?? []).map((o) => o.value));
+      const lacking = (def.options ?? []).map((o) => o.value).filter((v) => !have.has(v));
+      if (def.type === 'enumeration' && lacking.length) {
+        report.problems.push(`property ${def.name} exists but lacks the option(s) ${lacking.join(', ')} that verify-hub writes: add them in HubSpot, or rename ours in settings.propertyNames`);
+      } else report.existing.push(def.name);
+    }
   }
   if (hasGroup) report.existing.unshift(`group:${settings.group.name}`);
 
