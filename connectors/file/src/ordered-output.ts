@@ -164,9 +164,12 @@ export class OrderedOutput {
       const address = key.ok ? key.normalized : email;
       const billed = this.addresses.get(address);
       if (billed !== undefined) totals.duplicateRows++;
-      const bill = verification?.billable === true && !billed;
-      if (bill) totals.credits++;
-      if (billed === undefined || bill) this.addresses.set(address, billed === true || bill);
+      if (verification?.billable && !billed) {
+        totals.credits++;
+        this.addresses.set(address, true);
+      } else if (billed === undefined) {
+        this.addresses.set(address, false);
+      }
     }
     if (verification) totals.counts[verification.risk]++;
     const out = this.columns.row(cells, verification);
