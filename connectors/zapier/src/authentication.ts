@@ -1,4 +1,4 @@
-import { EngineAuthError, engineErrorFromResponse, HOSTED_ENGINE_URL } from '@verify-hub/core';
+import { HOSTED_ENGINE_URL } from '@verify-hub/core';
 import type { Bundle, HttpResponse, ZObject } from 'zapier-platform-core';
 import { AUTH_FIELDS, engineBaseUrl, parseOrZapierError } from './settings';
 
@@ -15,11 +15,9 @@ export async function testConnection(z: ZObject, bundle: Bundle): Promise<{ engi
   } catch {
     throw new z.errors.Error(`Could not reach the verify-hub engine at ${base}. Check the Engine URL, or leave it empty to use ${HOSTED_ENGINE_URL}.`, 'ENGINE_UNREACHABLE', 502);
   }
+  // 401/403 is the engine's answer for a missing, invalid or revoked key (core's engineErrorFromResponse).
   if (response.status === 401 || response.status === 403) {
-    const error = engineErrorFromResponse(response.status, (name) => response.getHeader(name) ?? null, undefined);
-    if (error instanceof EngineAuthError) {
-      throw new z.errors.Error('verify-hub rejected this API key (missing, invalid or revoked). Copy a valid key from your verify-hub dashboard, or ask your admin for one.', 'UNAUTHORIZED', 401);
-    }
+    throw new z.errors.Error('verify-hub rejected this API key (missing, invalid or revoked). Copy a valid key from your verify-hub dashboard, or ask your admin for one.', 'UNAUTHORIZED', 401);
   }
   if (response.status === 404) {
     throw new z.errors.Error(`No verify-hub engine answers at ${base} (404). Check the Engine URL.`, 'ENGINE_NOT_FOUND', 404);
