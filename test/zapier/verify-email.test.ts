@@ -147,14 +147,23 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
     }
   });
 
-  it('never sends the key to other hosts', async () => {
-    const other = nock('https://elsewhere.example.net').get('/x').reply(200, function () {
-      return { sawKey: this.req.headers['x-api-key'] !== undefined };
-    });
+  it('sends each credential only to its own service: the key to the engine, the admin token to the hub, neither elsewhere', async () => {
+    const seen: Record<string, { key: boolean; bearer: boolean }> = {};
+    const record = (name: string) =>
+      function (this: { req: { headers: Record<string, string | undefined> } }) {
+        seen[name] = { key: this.req.headers['x-api-key'] !== undefined, bearer: this.req.headers.authorization !== undefined };
+        return {};
+      };
+    nock('https://elsewhere.example.net').get('/x').reply(200, record('elsewhere'));
+    nock('https://hub.example.net').get('/api/runs').reply(200, record('hub'));
+    nock('https://engine.example.net').get('/prefix/api/v1/verify').query(true).reply(200, record('engine'));
+    const withHub = { apiKey: KEY, engineUrl: 'https://engine.example.net/prefix/', hubUrl: 'https://hub.example.net', hubToken: 'hub-admin-token' };
     try {
-      const seen = await appTester(async (z) => (await z.request({ url: 'https://elsewhere.example.net/x' })).data, { authData });
-      expect(seen).toEqual({ sawKey: false });
-      expect(other.isDone()).toBe(true);
+      await appTester(async (z) => {
+        for (const url of ['https://elsewhere.example.net/x', 'https://hub.example.net/api/runs', 'https://engine.example.net/prefix/api/v1/verify?email=a@b.c']) await z.request({ url });
+        return null;
+      }, { authData: withHub });
+      expect(seen).toEqual({ elsewhere: { key: false, bearer: false }, hub: { key: false, bearer: true }, engine: { key: true, bearer: false } });
     } finally {
       nock.cleanAll();
     }

@@ -17,7 +17,6 @@ const App = {
   flags: { skipHttpPatch: true },
   authentication,
   beforeRequest: [addCredentials],
-  afterResponse: [],
   // Keys repeat each operation's `key` (Zapier requires them equal; the definition test checks it).
   triggers: { list_cleaning_finished: listCleaningFinished },
   searches: { find_email_verification: findEmailVerification },

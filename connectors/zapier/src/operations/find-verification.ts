@@ -30,7 +30,7 @@ export const findEmailVerification = {
   noun: 'Email Verification',
   display: {
     label: 'Find Email Verification',
-    description: 'Verifies an email address and finds it only when its risk is one you choose, so the Zap can branch on it.',
+    description: "Finds an email address's verification result; with Only Risks set, only a result of those risks counts as found, so the Zap can branch on it.",
   },
   operation: {
     inputFields: [
