@@ -59,7 +59,13 @@ test('two workers on one key stay within 10 simultaneous connections through the
   const deps = sharedLocalLimiters();
   const workers = [0, 1].map(() => connector(fake, { apiKey: KEY_A }, { listId: 'listA' }, deps));
   const ids = Array.from({ length: 120 }, (_, i) => subscriberHash(`listA-${i}@example.com`));
-  const found = await Promise.all(workers.map((w) => w.pullByIds(ids)));
+  fake.setLatency(30); // every request stays open a while, so the limiter is what keeps the count at 10
+  let found;
+  try {
+    found = await Promise.all(workers.map((w) => w.pullByIds(ids)));
+  } finally {
+    fake.setLatency(3);
+  }
   expect(found.map((f) => f.length)).toEqual([120, 120]);
   expect(fake.rejected429).toBe(0);
   expect(fake.peakConcurrent.get(KEY_A)).toBeLessThanOrEqual(10);
@@ -72,7 +78,12 @@ test('the fake refuses an 11th connection with 429, and the connector retries un
   const loose = { limiter: () => createLocalLimiter({ maxConcurrent: 30 }), saveCredentials: async () => undefined };
   const c = connector(fake, { apiKey: KEY_A }, { listId: 'listA', retry: { attempts: 20, baseMs: 5, maxMs: 40 } }, loose);
   const ids = Array.from({ length: 90 }, (_, i) => subscriberHash(`listA-${i}@example.com`));
-  expect(await c.pullByIds(ids)).toHaveLength(90);
+  fake.setLatency(150); // long enough that 30 requests sent together are all open at once
+  try {
+    expect(await c.pullByIds(ids)).toHaveLength(90);
+  } finally {
+    fake.setLatency(3);
+  }
   expect(fake.rejected429).toBeGreaterThan(0);
 });
 
@@ -85,6 +96,16 @@ test('5xx answers are retried with backoff; the problem+json detail is surfaced 
   const error = await c.pull(parseScope('all')).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(MailchimpUnavailableError);
   expect((error as Error).message).toMatch(/\(500\) Internal Server Error: Injected failure\./);
+});
+
+test('a request that times out is retried; one that keeps timing out is MailchimpUnavailableError', async () => {
+  const c = connector(fake, { apiKey: KEY_A }, { listId: 'listA', timeoutMs: 100, retry: { attempts: 2, baseMs: 1, maxMs: 5 } });
+  fake.hangNext(1, 400, (_m, path) => path.endsWith('/members'));
+  expect((await c.pull(parseScope('all'))).contacts).toHaveLength(1000);
+  fake.hangNext(2, 400, (_m, path) => path.endsWith('/members'));
+  const error = await c.pull(parseScope('all')).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(MailchimpUnavailableError);
+  expect((error as Error).message).toBe('Mailchimp list members timed out');
 });
 
 test('a wrong key is an auth error, not retried, and its message holds no key', async () => {
@@ -116,14 +137,18 @@ test('per-member errors are reported, not dropped, and a member that vanished is
   const results = contacts.map((contact) => ({ contact, verification: verification(contact.email, 'safe', '2026-11-21T08:00:00Z') }));
   results.push({ contact: { id: subscriberHash('bad@@example'), email: 'bad@@example' }, verification: verification('bad@@example', 'invalid') });
   results.push({ contact: { id: subscriberHash('gone@example.com'), email: 'gone@example.com', status: 'subscribed' }, verification: verification('gone@example.com', 'safe') });
+  // A tag operation for a hash that is not in the audience fails inside the batch.
+  results.push({ contact: { id: subscriberHash('nobody@example.com'), email: 'listA-2499@example.com', tags: [] }, verification: verification('listA-2499@example.com', 'risky') });
   const report = await c.write(results, {});
   expect(report.batchIds).toHaveLength(1);
   expect(report.failed.map((f) => [f.email, f.retryable])).toEqual([
     ['bad@@example', false],
     ['gone@example.com', false],
+    ['listA-2499@example.com', false],
   ]);
   expect(report.failed[0]!.reason).toMatch(/looks fake or invalid/);
   expect(report.failed[1]!.reason).toMatch(/no longer in the audience/);
+  expect(report.failed[2]!.reason).toMatch(/update member tags failed \(404\) Resource Not Found: The requested resource could not be found\./);
   expect(report.written).toBe(40);
   expect(fake.member('listA', 'gone@example.com')!.status).toBe('unsubscribed');
 });

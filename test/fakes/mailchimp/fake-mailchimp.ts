@@ -166,11 +166,13 @@ export class FakeMailchimp {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly oauthClients = new Map<string, { secret: string; redirectUri: string }>();
   private readonly oauthCodes = new Map<string, string>();
-  private faults: { count: number; status: number; match?: (method: string, path: string) => boolean }[] = [];
+  private faults: { count: number; status: number; hangMs?: number; match?: (method: string, path: string) => boolean }[] = [];
   private mergeIds = 1;
   private clock = Date.now();
 
-  constructor(private readonly options: FakeMailchimpOptions = {}) {}
+  constructor(private readonly options: FakeMailchimpOptions = {}) {
+    this.options = { ...options };
+  }
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -249,6 +251,16 @@ export class FakeMailchimp {
   /** The next `count` matching API requests fail with `status` (problem+json). */
   failNext(count: number, status: number, match?: (method: string, path: string) => boolean): void {
     this.faults.push({ count, status, match });
+  }
+
+  /** The next `count` matching API requests answer only after `ms` (a client timeout shorter than that gives up). */
+  hangNext(count: number, ms: number, match?: (method: string, path: string) => boolean): void {
+    this.faults.push({ count, status: 0, hangMs: ms, match });
+  }
+
+  /** Changes the per-request latency from now on. */
+  setLatency(ms: number): void {
+    this.options.latencyMs = ms;
   }
 
   /** Moves the fake's clock (member `last_changed` stamps) forward. */
@@ -335,7 +347,10 @@ export class FakeMailchimp {
       }
       if (this.options.latencyMs) await new Promise((r) => setTimeout(r, this.options.latencyMs));
       const fault = this.faults.find((f) => f.count > 0 && (!f.match || f.match(method, path)));
-      if (fault) {
+      if (fault?.hangMs !== undefined) {
+        fault.count--;
+        await new Promise<void>((resolve) => this.later(fault.hangMs!, resolve));
+      } else if (fault) {
         fault.count--;
         record(fault.status);
         return send(problem(fault.status, fault.status === 429 ? 'Too Many Requests' : 'Internal Server Error', 'Injected failure.'));
