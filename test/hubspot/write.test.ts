@@ -79,6 +79,19 @@ describe('write', () => {
     expect(report.failed).toEqual([{ contactId: ids[17], email: contacts[17]!.email, reason: expect.stringMatching(/400 VALIDATION_ERROR/), retryable: false }]);
   });
 
+  it('fails every record with one clear reason, without splitting, when setup has not been run', async () => {
+    fake.addPortal({ portalId: '406', token: 'write-406' });
+    fake.addContacts('406', Array.from({ length: 30 }, (_, i) => ({ email: `nosetup${i}@example.com` })));
+    const hub = connector(fake, '406', 'write-406');
+    const { contacts } = await drain(hub, 'all');
+    fake.resetCalls();
+    const report = await hub.write(asResults(contacts), {});
+    expect(report.written).toBe(0);
+    expect(report.failed).toHaveLength(30);
+    expect(report.failed[0]!.reason).toMatch(/property is missing in HubSpot: run `verify-hub hubspot setup`/);
+    expect(fake.callsTo(/batch\/update$/)).toHaveLength(1);
+  });
+
   it('dry run changes nothing and lists the opt-in invalid action as not applied', async () => {
     const { hub } = await setUp('405', 5);
     const { contacts } = await drain(hub, 'all');

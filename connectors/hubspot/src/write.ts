@@ -92,6 +92,10 @@ export class ContactWriter {
       const rest = [...pending.values()];
       if (error instanceof HubSpotPartialRetryError) {
         failed.push(...rest.map((input) => ({ contactId: input.id, email: input.email, reason: lastReason || error.reason, retryable: true })));
+      } else if (error instanceof HubSpotApiError && error.status === 400 && /PROPERTY_DOESNT_EXIST/.test(error.message)) {
+        // Every record would fail the same way: no splitting, one clear reason.
+        const reason = `a verify-hub property is missing in HubSpot: run \`verify-hub hubspot setup\` (${error.message})`;
+        failed.push(...rest.map((input) => ({ contactId: input.id, email: input.email, reason, retryable: false })));
       } else if (error instanceof HubSpotApiError && error.status === 400 && rest.length > 1) {
         const half = Math.ceil(rest.length / 2);
         for (const part of [rest.slice(0, half), rest.slice(half)]) {
