@@ -3,7 +3,7 @@
  * deployment or a test can be told apart and cleaned up by prefix.
  */
 export class Keys {
-  constructor(readonly prefix = 'vh') {}
+  constructor(readonly prefix = 'vh:sync') {}
   run(id: string): string {
     return `${this.prefix}:run:${id}`;
   }

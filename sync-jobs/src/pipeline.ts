@@ -37,7 +37,7 @@ import { limitedVerifier } from './verifier-wrappers';
 export interface SyncPipelineOptions {
   /** Default REDIS_URL or redis://127.0.0.1:6379. */
   redisUrl?: string;
-  /** Prefix of every key and queue (default `vh`). */
+  /** Prefix of every key and queue (default `vh:sync`). */
   prefix?: string;
   /** The engine; needed by workers only. */
   verifier?: Verifier;
@@ -96,7 +96,7 @@ export class SyncPipeline implements RunService {
 
   constructor(private readonly options: SyncPipelineOptions = {}) {
     const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-    this.keys = new Keys(options.prefix ?? 'vh');
+    this.keys = new Keys(options.prefix ?? 'vh:sync');
     this.redis = createRedis(url);
     this.store = new RunStore(this.redis, this.keys);
     this.opts = {

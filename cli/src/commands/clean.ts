@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { FileSummary, RemovableRisk } from '@verify-hub/connector-file';
+import type { InProcessRunResult } from '@verify-hub/sync-jobs';
+import { EXIT } from '../command';
+import { positiveInt, riskList } from '../options';
+import { createProgress } from '../progress';
+
+// The file connector's removable risks, kept here so `--help` loads no parser library.
+const REMOVABLE_RISKS = ['invalid', 'risky', 'unknown'] as const satisfies readonly RemovableRisk[];
+const RISKS = ['safe', 'risky', 'invalid', 'unknown'] as const;
+
+interface CleanOptions {
+  output?: string;
+  removed?: string;
+  summary?: string;
+  column?: string;
+  remove?: string[];
+  maxRows?: number;
+  concurrency?: number;
+  dryRun?: boolean;
+  progress: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('clean')
+    .summary('verify every address of a CSV or Excel file and write a cleaned copy (no account, no server)')
+    .description(
+      [
+        'Verify every address of a .csv, .tsv, .txt or .xlsx file (up to 50,000 rows) and write:',
+        '  <name>.cleaned.<ext>  every row kept, with risk, score, reason, flags and checked_at columns',
+        '  <name>.removed.<ext>  the rows removed (invalid, and the risks given to --remove)',
+        '  <name>.summary.json   counts per risk, credits used, rows that did not parse',
+        'Runs in this process with the local engine, or with the engine at ENGINE_URL (key in ENGINE_API_KEY).',
+      ].join('\n'),
+    )
+    .argument('<file>', 'the file to clean (.csv, .tsv, .txt or .xlsx)')
+    .option('-o, --output <path>', 'the cleaned file (default <name>.cleaned.<ext> next to the input)')
+    .option('--removed <path>', 'the file of removed rows (default <name>.removed.<ext>)')
+    .option('--summary <path>', 'the JSON summary (default <name>.summary.json)')
+    .option('--column <name|n>', 'the email column, by header or 1-based number (default: detected)')
+    .option('--remove <risks>', `also remove these risks (comma list of ${REMOVABLE_RISKS.join(', ')}); invalid rows are always removed`, riskList(REMOVABLE_RISKS))
+    .option('--max-rows <n>', 'refuse files with more data rows than this (default 50000)', positiveInt)
+    .option('--concurrency <n>', 'verifications at once (default 10, or ENGINE_CONCURRENCY)', positiveInt)
+    .option('--dry-run', 'verify and print the summary, write no file')
+    .option('--no-progress', 'no progress bar')
+    .addHelpText('after', '\nExamples:\n  $ verify-hub clean examples/contacts.csv\n  $ verify-hub clean leads.xlsx -o leads-clean.xlsx --remove risky,unknown\n  $ ENGINE_URL=https://api.verify-hub.com ENGINE_API_KEY=... verify-hub clean list.csv')
+    .action(async (file: string, options: CleanOptions) => {
+      process.exitCode = await clean(file, options);
+    });
+}
+
+async function clean(file: string, options: CleanOptions): Promise<number> {
+  // Loaded on use, so that `verify-hub --help` stays quick.
+  const { InMemoryVerificationCache, InputError, loadConfig } = await import('@verify-hub/core');
+  const { FileConnector } = await import('@verify-hub/connector-file');
+  const { runInProcess } = await import('@verify-hub/sync-jobs');
+  const { engineFromConfig } = await import('../engine-from-config');
+  const config = loadConfig();
+  if (!existsSync(file)) throw new InputError('file', `${file} does not exist`);
+  const engine = engineFromConfig(config);
+  const remove = ['invalid', ...(options.remove ?? [])].filter((r, i, all) => all.indexOf(r) === i) as RemovableRisk[];
+  const connector = new FileConnector({
+    input: file,
+    output: options.output,
+    removedOutput: options.removed,
+    summaryOutput: options.summary,
+    column: options.column,
+    remove,
+    maxRows: options.maxRows,
+    dryRun: options.dryRun,
+  });
+  const inspection = await connector.inspect();
+  console.error(`verify-hub: ${inspection.rowCount} rows in ${file}, email column "${inspection.emailColumn}", using the ${engine.label}`);
+
+  let dnsNoticeShown = false;
+  const dnsNotice = () => {
+    if (dnsNoticeShown) return;
+    dnsNoticeShown = true;
+    progress.stop();
+    console.error(
+      'verify-hub: note: DNS cannot reach the internet from this machine, so the local engine cannot look up mail servers.\n' +
+        '  Addresses it cannot decide without DNS are reported as unknown (reason dns_unavailable); syntax, disposable and\n' +
+        '  role checks still apply. Run again where DNS works, or set ENGINE_URL and ENGINE_API_KEY to use a hosted engine.',
+    );
+  };
+  const progress = createProgress('verifying', inspection.rowCount, options.progress);
+  engine.local?.once('dns-unavailable', dnsNotice);
+
+  const started = Date.now();
+  let result: InProcessRunResult;
+  try {
+    result = await runInProcess({
+      connector,
+      scope: { kind: 'file' },
+      verifier: engine.verifier,
+      cache: new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS }),
+      writeOptions: { dryRun: options.dryRun },
+      verifyConcurrency: options.concurrency ?? config.ENGINE_CONCURRENCY ?? 10,
+      onProgress: ({ counters, verifiedNow }) => {
+        if (!dnsNoticeShown) progress.update(Math.max(counters.written + counters.unchanged + counters.failed, Math.min(verifiedNow, inspection.rowCount)), `${counters.credits} credits`);
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+  const summary = await connector.finish({ credits: result.counters.credits });
+  printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local');
+  if (result.stopped) {
+    console.error(`verify-hub: verification stopped early: ${result.stopped.message}. The rows not verified are marked unknown (not_checked).`);
+    return EXIT.failed;
+  }
+  return EXIT.ok;
+}
+
+function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean): void {
+  const width = Math.max(...RISKS.map((r) => String(summary.counts[r]).length), 1);
+  const lines = [
+    `Cleaned ${summary.rows} rows of ${file} in ${(ms / 1000).toFixed(1)} s`,
+    ...RISKS.map((r) => `  ${r.padEnd(8)} ${String(summary.counts[r]).padStart(width)}`),
+    `  removed  ${String(summary.removed).padStart(width)} rows (${removed.join(', ')})`,
+    `  credits  ${String(summary.credits).padStart(width)}${local ? ' (the local engine charges nothing)' : ''}`,
+  ];
+  if (summary.duplicateRows) lines.push(`  ${summary.duplicateRows} rows repeat an earlier address (verified once)`);
+  for (const [reason, n] of Object.entries(summary.skipped)) if (n) lines.push(`  ${n} rows skipped: ${reason.replace(/_/g, ' ')}`);
+  if (summary.problems.length) {
+    lines.push(`  ${summary.problems.length} rows could not be read:`);
+    for (const p of summary.problems.slice(0, 10)) lines.push(`    line ${p.line}: ${p.message}`);
+    if (summary.problems.length > 10) lines.push(`    ... and ${summary.problems.length - 10} more in ${summary.summaryOutput}`);
+  }
+  if (summary.dryRun) lines.push('Dry run: no file written.');
+  else lines.push(`Wrote ${summary.output}`, `      ${summary.removedOutput} (removed rows)`, `      ${summary.summaryOutput}`);
+  if (result.counters.unknown) lines.push(`${result.counters.unknown} unknown results cost nothing; run clean again later to re-check them.`);
+  console.log(lines.join('\n'));
+}

@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import { InputError } from '@verify-hub/core';
+import { EXIT } from '../command';
+import { nonNegativeInt, positiveInt } from '../options';
+
+const ACTIONS = ['resume', 'cancel', 'report', 'recheck'] as const;
+
+interface RunsOptions {
+  limit: number;
+  status?: string;
+  maxCredits?: number;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('runs')
+    .summary('list sync runs, show one, resume, cancel or report it')
+    .description(
+      [
+        'verify-hub runs                      the latest runs',
+        'verify-hub runs <id>                 one run: status, why it paused, counters',
+        'verify-hub runs resume <id>          resume a paused run (quota reset, key fixed, cap raised)',
+        'verify-hub runs cancel <id>          cancel a queued, running or paused run',
+        'verify-hub runs report <id>          the per-contact report as CSV',
+        'verify-hub runs recheck <id>         a new run that verifies again the unknown results of <id>',
+      ].join('\n'),
+    )
+    .argument('[action-or-id]', `${ACTIONS.join(', ')}, or a run id`)
+    .argument('[id]', 'the run id, after an action')
+    .option('--limit <n>', 'how many runs to list', positiveInt, 20)
+    .option('--status <status>', 'list only runs in this status (queued, running, paused, completed, failed, cancelled)')
+    .option('--max-credits <n>', 'with resume: the new credit cap', nonNegativeInt)
+    .option('--json', 'print JSON')
+    .action(async (first: string | undefined, second: string | undefined, options: RunsOptions) => {
+      process.exitCode = await runs(first, second, options);
+    });
+}
+
+async function runs(first: string | undefined, second: string | undefined, options: RunsOptions): Promise<number> {
+  const action = (ACTIONS as readonly string[]).includes(first ?? '') ? (first as (typeof ACTIONS)[number]) : undefined;
+  const id = action ? second : first;
+  if (action && !id) throw new InputError('id', `\`runs ${action}\` needs a run id`);
+  if (!action && second) throw new InputError('action', `unknown action "${first}" (use ${ACTIONS.join(', ')}, or a run id alone)`);
+  if (options.status && !['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'].includes(options.status)) throw new InputError('--status', `"${options.status}" is not a run status`);
+  const { pipelineFromConfig } = await import('../pipeline-from-config');
+  const { runBlock, runLine } = await import('../run-format');
+  const { pipeline } = pipelineFromConfig();
+  const print = (value: unknown, text: string) => console.log(options.json ? JSON.stringify(value, null, 2) : text);
+  try {
+    if (!id) {
+      const list = await pipeline.list({ limit: options.limit, status: options.status as never });
+      print(list, list.length ? list.map(runLine).join('\n') : 'no runs yet: start one with `verify-hub sync <connector>`');
+      return EXIT.ok;
+    }
+    switch (action) {
+      case undefined: {
+        const run = await pipeline.get(id);
+        if (!run) throw new InputError('id', `no run ${id}`);
+        print(run, runBlock(run));
+        return EXIT.ok;
+      }
+      case 'resume': {
+        const run = await pipeline.resume(id, { maxCredits: options.maxCredits });
+        print(run, `resumed\n${runBlock(run)}`);
+        return EXIT.ok;
+      }
+      case 'cancel': {
+        const run = await pipeline.cancel(id);
+        print(run, `cancelled\n${runBlock(run)}`);
+        return EXIT.ok;
+      }
+      case 'recheck': {
+        const run = await pipeline.recheckUnknowns(id);
+        print(run, `run ${run.id} queued to re-check the unknown results of ${id}`);
+        return EXIT.ok;
+      }
+      case 'report': {
+        if (!(await pipeline.get(id))) throw new InputError('id', `no run ${id}`);
+        console.log('contact_id,email,risk,score,reason,outcome,error');
+        for await (const row of pipeline.report(id)) {
+          console.log([row.contactId, row.email, row.risk ?? '', row.score ?? '', row.reason ?? '', row.outcome, row.error ?? ''].map(csvCell).join(','));
+        }
+        return EXIT.ok;
+      }
+    }
+  } finally {
+    await pipeline.close();
+  }
+}
+
+function csvCell(value: string | number): string {
+  const text = String(value);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

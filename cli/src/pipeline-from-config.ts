@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { SecretBox, createLogger, loadConfig, type Config } from '@verify-hub/core';
+import { RedisConnectionStore, SyncPipeline, createRedis, Keys, parseRecheckDelays } from '@verify-hub/sync-jobs';
+import { engineFromConfig } from './engine-from-config';
+import './wiring';
+
+/**
+ * The sync pipeline as the commands use it, from configuration: Redis at REDIS_URL under
+ * VERIFY_HUB_REDIS_PREFIX, stored connections when HUB_SECRET_KEY is set, and (for workers) the engine.
+ */
+export function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): { pipeline: SyncPipeline; config: Config; engineLabel?: string } {
+  const config = options.config ?? loadConfig();
+  const engine = options.withEngine ? engineFromConfig(config) : undefined;
+  const prefix = config.VERIFY_HUB_REDIS_PREFIX;
+  const connections = config.HUB_SECRET_KEY ? new RedisConnectionStore(createRedis(config.REDIS_URL), new Keys(prefix), new SecretBox(config.HUB_SECRET_KEY)) : undefined;
+  const pipeline = new SyncPipeline({
+    redisUrl: config.REDIS_URL,
+    prefix,
+    verifier: engine?.verifier,
+    // Workers sharing one engine key share one limiter; the key itself never leaves this process.
+    engineKey: createHash('sha256').update(`${config.ENGINE_URL ?? 'local'}\n${config.ENGINE_API_KEY ?? ''}`).digest('hex').slice(0, 16),
+    engineRatePerSecond: config.VERIFY_HUB_ENGINE_RATE,
+    chunkConcurrency: config.VERIFY_HUB_WORKER_CONCURRENCY,
+    verifyConcurrency: config.ENGINE_CONCURRENCY ?? 10,
+    freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS,
+    recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
+    connections,
+    logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }),
+  });
+  return { pipeline, config, engineLabel: engine?.label };
+}

@@ -1,0 +1,24 @@
+import type { RunRecord } from '@verify-hub/sync-jobs';
+
+/** How a run is shown: one line in a list, a block for one run. Never holds a secret (records have none). */
+export function runLine(run: RunRecord): string {
+  const c = run.counters;
+  return [run.id.padEnd(26), run.status.padEnd(9), `${run.platform}${run.connectionId ? `/${run.connectionId}` : ''}`.padEnd(24), `${c.pulled} pulled, ${c.written} written, ${c.credits} credits`, run.createdAt].join('  ');
+}
+
+export function runBlock(run: RunRecord): string {
+  const c = run.counters;
+  const lines = [
+    `run        ${run.id}`,
+    `status     ${run.status}${run.statusReason ? `: ${run.statusReason}` : ''}`,
+    `source     ${run.platform}${run.connectionId ? ` (connection ${run.connectionId})` : ''}, scope ${run.scope}`,
+    `options    ${JSON.stringify(run.options)}`,
+    `contacts   ${c.pulled} pulled, ${c.skipped} skipped by the source`,
+    `results    ${c.verified} verified, ${c.cached} from cache, ${c.rejected ?? 0} rejected, ${c.unknown} unknown`,
+    `writes     ${c.written} written, ${c.unchanged} unchanged, ${c.failed} failed`,
+    `credits    ${c.credits}${run.options.maxCredits !== undefined ? ` of ${run.options.maxCredits} allowed` : ''}${run.estimatedCredits !== undefined ? ` (estimated ${run.estimatedCredits})` : ''}`,
+    `created    ${run.createdAt}${run.startedAt ? `, started ${run.startedAt}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}`,
+  ];
+  if (run.resumeAt) lines.push(`resumes    not before ${new Date(run.resumeAt).toISOString()}`);
+  return lines.join('\n');
+}

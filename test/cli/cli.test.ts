@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { main } from 'verify-hub';
+import { registerConnector, SyncPipeline } from '@verify-hub/sync-jobs';
+import { FakeEngine } from '../fakes/engine';
+import { FakeSource } from '../fakes/source';
+
+/** Runs the CLI in this process (the same `main` the bin calls) and captures its output and exit code. */
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  const error = jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+  process.exitCode = 0;
+  try {
+    await main(['node', 'verify-hub', ...args]);
+    return { code: Number(process.exitCode ?? 0), out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    process.exitCode = 0;
+    log.mockRestore();
+    error.mockRestore();
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+}
+
+describe('verify-hub CLI', () => {
+  const engine = new FakeEngine();
+  let dir: string;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    await engine.start();
+    dir = mkdtempSync(join(tmpdir(), 'vh-cli-'));
+    process.env.ENGINE_URL = engine.url;
+    process.env.ENGINE_API_KEY = engine.apiKey;
+    process.env.VERIFY_HUB_REDIS_PREFIX = `vhtest-cli-${randomUUID().slice(0, 8)}`;
+  });
+  afterAll(async () => {
+    process.env = saved;
+    rmSync(dir, { recursive: true, force: true });
+    await engine.stop();
+  });
+
+  it('clean verifies a CSV with the engine at ENGINE_URL, writes the cleaned, removed and summary files and prints the summary', async () => {
+    const input = join(dir, 'list.csv');
+    writeFileSync(input, 'name;email;note\nAda;ada@example.com;"likes ; semicolons"\nBob;invalid.bob@example.org;\nCy;risky.cy@example.net;\nDee;not-an-address;\nAda again;ada@example.com;dup\n');
+    const r = await cli('clean', input, '--remove', 'risky', '--no-progress');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Cleaned 5 rows/);
+    expect(r.out).toMatch(/safe\s+2/);
+    expect(r.out).toMatch(/invalid\s+2/);
+    expect(r.out).toMatch(/removed\s+3 rows \(invalid, risky\)/);
+    expect(r.out).toMatch(/credits\s+3/); // ada once (duplicate served from cache), bob, cy; the bad syntax costs nothing
+    const cleaned = readFileSync(join(dir, 'list.cleaned.csv'), 'utf8');
+    expect(cleaned).toContain('likes ; semicolons');
+    expect(cleaned.split('\n')[0]).toMatch(/ev_risk/);
+    const removed = readFileSync(join(dir, 'list.removed.csv'), 'utf8');
+    expect(removed).toContain('invalid.bob@example.org');
+    expect(removed).toContain('risky.cy@example.net');
+    expect(removed).toContain('not-an-address');
+    const summary = JSON.parse(readFileSync(join(dir, 'list.summary.json'), 'utf8'));
+    expect(summary.counts).toEqual({ safe: 2, risky: 1, invalid: 2, unknown: 0 });
+    expect(engine.requests.filter((q) => q.keyMatched).length).toBe(3);
+    expect(engine.requests.every((q) => !q.url.includes(engine.apiKey))).toBe(true);
+  });
+
+  it('bad arguments and configuration exit with code 2 and a message naming the problem', async () => {
+    expect(await cli('clean')).toMatchObject({ code: 2, err: expect.stringMatching(/missing required argument 'file'/) });
+    expect(await cli('clean', 'x.csv', '--max-rows', 'many')).toMatchObject({ code: 2, err: expect.stringMatching(/--max-rows.*must be a whole number/) });
+    expect(await cli('clean', 'x.csv', '--remove', 'safe')).toMatchObject({ code: 2, err: expect.stringMatching(/"safe" is not one of invalid, risky, unknown/) });
+    expect(await cli('clean', join(dir, 'missing.csv'))).toMatchObject({ code: 2, err: expect.stringMatching(/file: .*missing.csv does not exist/) });
+    expect(await cli('runs', 'resume')).toMatchObject({ code: 2, err: expect.stringMatching(/needs a run id/) });
+    expect(await cli('sync', 'fake', '--max-credits', '-3')).toMatchObject({ code: 2 });
+    expect(await cli('nonsense')).toMatchObject({ code: 2, err: expect.stringMatching(/unknown command/) });
+    process.env.VERIFY_HUB_TYPO = '1';
+    try {
+      expect(await cli('clean', 'x.csv')).toMatchObject({ code: 2, err: expect.stringMatching(/VERIFY_HUB_TYPO: unknown configuration variable/) });
+    } finally {
+      delete process.env.VERIFY_HUB_TYPO;
+    }
+  });
+
+  it('sync --with-worker runs a source to the end; runs lists and shows it', async () => {
+    const source = new FakeSource({ size: 250, pageSize: 50, invalidEvery: 5 });
+    registerConnector('fake', () => source);
+    const r = await cli('sync', 'fake', '--with-worker', '--no-progress');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/status\s+completed/);
+    expect(r.out).toMatch(/contacts\s+250 pulled/);
+    expect(r.out).toMatch(/writes\s+250 written, 0 unchanged, 0 failed/);
+    const id = /run\s+(run_\S+)/.exec(r.out)![1]!;
+    const list = await cli('runs');
+    expect(list.out).toContain(id);
+    const one = await cli('runs', id, '--json');
+    expect(JSON.parse(one.out)).toMatchObject({ id, status: 'completed', counters: { written: 250 } });
+    const report = await cli('runs', 'report', id);
+    expect(report.out.split('\n').filter((l) => l.includes(',invalid,')).length).toBe(50);
+    expect(await cli('runs', 'resume', id)).toMatchObject({ code: 2, err: expect.stringMatching(/only a paused run/) });
+    const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix: process.env.VERIFY_HUB_REDIS_PREFIX });
+    await cleanup.purge();
+    await cleanup.close();
+  }, 60_000);
+
+  it('the bin itself exits 2 on a bad argument', () => {
+    const run = spawnSync(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'clean'], { encoding: 'utf8', env: { ...saved, ENGINE_URL: '', ENGINE_API_KEY: '' }, timeout: 60_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/missing required argument 'file'/);
+  }, 70_000);
+});
