@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { parse } from 'csv-parse';
 import { InputError, RISKS, type Risk } from '@verify-hub/core';
 import { FileConnector } from '@verify-hub/connector-file';
-import { expectedRisk, fakeVerify, pullAll, resultsFor, tempDir } from './helpers';
+import { fakeVerify, pullAll, resultsFor, tempDir } from './helpers';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 beforeEach(async () => (tmp = await tempDir()));
@@ -77,8 +77,9 @@ describe('a 50,000-row file end to end', () => {
         noEmail++;
         continue;
       }
-      expected[expectedRisk(email)]++;
-      if (fakeVerify(email).billable) billable.add(email);
+      const verification = fakeVerify(email);
+      expected[verification.risk]++;
+      if (verification.billable) billable.add(verification.normalized);
     }
     expect(contacts.length).toBe(ROWS - noEmail);
     expect(pages.reduce((n, p) => n + (p.skipped?.no_email ?? 0), 0)).toBe(noEmail);

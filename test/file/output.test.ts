@@ -141,6 +141,32 @@ describe('cleaned and removed outputs', () => {
     expect(cleaned.rows[1]!.slice(3)).toEqual(RESULT_HEADER.map(() => ''));
   });
 
+  it('does not write a result onto a row with another address, and counts results for rows the file lacks', async () => {
+    const input = await writePeople();
+    const connector = new FileConnector({ input });
+    const contacts = (await pullAll(connector)).flatMap((p) => p.contacts);
+    const results = resultsFor(contacts);
+    results[0] = { contact: results[0]!.contact, verification: fakeVerify('someone.else@example.com') };
+    results.push({ contact: { id: '999', email: 'ghost@example.com' }, verification: fakeVerify('ghost@example.com') });
+    await connector.write(results, {});
+    const summary = await connector.finish();
+    expect(summary.skipped).toMatchObject({ no_result: 1, unknown_row: 1 });
+    expect(summary.problems).toEqual([{ line: 2, message: expect.stringMatching(/row 1: the result is for someone\.else@example\.com/) }]);
+    const cleaned = await readCsvFile(summary.output);
+    expect(cleaned.rows[1]!.slice(3)).toEqual(RESULT_HEADER.map(() => ''));
+  });
+
+  it('gives a headerless list a header in the outputs', async () => {
+    const input = await tmp.copy('headerless.txt');
+    const connector = new FileConnector({ input });
+    await runInOrder(connector);
+    const summary = await connector.finish();
+    const cleaned = await readCsvFile(summary.output);
+    expect(cleaned.rows[0]).toEqual(['email', ...RESULT_HEADER]);
+    expect(cleaned.rows.slice(1).map((r) => r[0])).toEqual(['ada@example.com', 'bob@example.org', 'carol@example.net']);
+    expect((await readCsvFile(summary.removedOutput)).rows.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual([['not-an-address', 'invalid', 'syntax']]);
+  });
+
   it('refreshes result columns in place when a cleaned file is cleaned again', async () => {
     const input = await writePeople();
     const first = new FileConnector({ input });
