@@ -77,7 +77,9 @@ export class ZapierEngineVerifier implements Verifier {
         method: 'GET',
         params: { email: normalized },
         headers: { Accept: 'application/json' },
-        timeout: Math.max(1, Math.floor(Math.min(this.opts.timeoutMs, left))),
+        // With a signal, the caller's budget ends the call (a little slack lets the abort win the race,
+        // so the address reads as "out of time", not "engine unreachable").
+        timeout: Math.max(1, Math.floor(Math.min(this.opts.timeoutMs, left + (signal ? 500 : 0)))),
         // node-fetch (under z.request) honours an AbortSignal: the list action's time budget ends calls in flight.
         ...(signal ? { signal } : {}),
       } as Parameters<ZObject['request']>[0] & { url: string });
