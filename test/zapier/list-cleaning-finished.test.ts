@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createLogger } from '@verify-hub/core';
-import { createHubApp, type HubApp } from '@verify-hub/webhooks-in';
+import { createHubApp, signHookPayload, type HubApp } from '@verify-hub/webhooks-in';
 import App from 'verify-hub-zapier';
 import { KEY, appError, appTester, rejection } from './helpers';
 import { StubRunService } from './stub-run-service';
@@ -110,6 +110,11 @@ describe('Zapier app: List Cleaning Finished (REST hook against the hub service)
     const tampered = asBundle({ ...delivery, body: delivery.body.replace('"verified":9', '"verified":900') });
     const refused = appError(await rejection(appTester(trigger.perform, { authData, subscribeData, inputData: {}, ...tampered })));
     expect(refused).toMatchObject({ code: 'BAD_SIGNATURE' });
+
+    // a genuine delivery replayed an hour later is refused too
+    const stale = { 'Http-X-Verifyhub-Signature': signHookPayload(subscribeData.secret!, delivery.body, Math.floor(Date.now() / 1000) - 3600) };
+    const replayed = appError(await rejection(appTester(trigger.perform, { authData, subscribeData, inputData: {}, rawRequest: { headers: stale, content: delivery.body }, cleanedRequest: JSON.parse(delivery.body) })));
+    expect(replayed).toMatchObject({ code: 'BAD_SIGNATURE' });
 
     const gone = await appTester(trigger.performUnsubscribe, { authData, subscribeData });
     expect(gone).toEqual({ id: subscribeData.id, removed: true });

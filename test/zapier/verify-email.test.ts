@@ -125,6 +125,9 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
     expect(bad.message).toMatch(/rejected this API key/);
     const badUrl = appError(await rejection(appTester(App.authentication.test, { authData: { ...authData, engineUrl: 'ftp://x' } })));
     expect(badUrl.message).toMatch(/^Engine URL: must start with https/);
+    const withPassword = appError(await rejection(appTester(App.authentication.test, { authData: { ...authData, engineUrl: 'https://user:s3cret@engine.example.com' } })));
+    expect(withPassword.message).toMatch(/^Engine URL: must not contain a user name or password/);
+    expect(withPassword.message).not.toContain('s3cret');
   });
 
   it('labels the connection with the engine host and the key prefix only', async () => {
