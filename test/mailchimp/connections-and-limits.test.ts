@@ -135,10 +135,10 @@ test('per-member errors are reported, not dropped, and a member that vanished is
   const [page] = await pullAll(c, parseScope('all'));
   const contacts = page!.contacts.slice(0, 40);
   const results = contacts.map((contact) => ({ contact, verification: verification(contact.email, 'safe', '2026-11-21T08:00:00Z') }));
-  results.push({ contact: { id: subscriberHash('bad@@example'), email: 'bad@@example' }, verification: verification('bad@@example', 'invalid') });
+  results.push({ contact: { id: subscriberHash('bad@@example'), email: 'bad@@example', status: 'subscribed' }, verification: verification('bad@@example', 'invalid') });
   results.push({ contact: { id: subscriberHash('gone@example.com'), email: 'gone@example.com', status: 'subscribed' }, verification: verification('gone@example.com', 'safe') });
   // A tag operation for a hash that is not in the audience fails inside the batch.
-  results.push({ contact: { id: subscriberHash('nobody@example.com'), email: 'listA-2499@example.com', tags: [] }, verification: verification('listA-2499@example.com', 'risky') });
+  results.push({ contact: { id: subscriberHash('nobody@example.com'), email: 'listA-2499@example.com', status: 'subscribed', tags: [] }, verification: verification('listA-2499@example.com', 'risky') });
   const report = await c.write(results, {});
   expect(report.batchIds).toHaveLength(1);
   expect(report.failed.map((f) => [f.email, f.retryable])).toEqual([
@@ -162,4 +162,20 @@ test('small writes use direct calls: one batch subscribe and one tag call per me
   expect(report).toMatchObject({ written: 2, failed: [], batchIds: [] });
   expect(fake.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f]{32}/, 'HASH')}`).sort()).toEqual(['POST /lists/listA', 'POST /lists/listA/members/HASH/tags', 'POST /lists/listA/members/HASH/tags']);
   expect(fake.member('listA', 'listA-2400@example.com')!.tags).toEqual(['ev-risky']);
+});
+
+test('contacts not read from Mailchimp (no status, as a webhook fallback) are read first: gone or unsubscribed members are never written', async () => {
+  const c = connector(fake, { apiKey: KEY_A }, { listId: 'listA' });
+  fake.addMembers('listA', [{ email: 'left@example.com', status: 'unsubscribed' }, { email: 'fresh@example.com' }]);
+  const before = JSON.stringify(fake.member('listA', 'left@example.com'));
+  const contacts = ['left@example.com', 'never-here@example.com', 'fresh@example.com'].map((email) => ({ id: subscriberHash(email), email }));
+  const report = await c.write(contacts.map((contact) => ({ contact, verification: verification(contact.email, 'safe') })), {});
+  expect(report.written).toBe(1);
+  expect(report.failed.map((f) => [f.email, f.reason])).toEqual([
+    ['left@example.com', 'member is unsubscribed: never touched'],
+    ['never-here@example.com', 'member is not in the audience: nothing written'],
+  ]);
+  expect(JSON.stringify(fake.member('listA', 'left@example.com'))).toBe(before);
+  expect(fake.member('listA', 'never-here@example.com')).toBeUndefined();
+  expect(fake.member('listA', 'fresh@example.com')!.tags).toEqual(['ev-safe']);
 });

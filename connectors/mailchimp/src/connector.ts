@@ -9,6 +9,7 @@ import {
   type Page,
   type SchemaReport,
   type Scope,
+  type WriteFailure,
   type WriteOptions,
 } from '@verify-hub/core';
 import { MailchimpApi } from './api';
@@ -18,6 +19,7 @@ import { memberFields, toContact, UNTOUCHABLE_STATUSES } from './members';
 import { ensureMergeFields } from './merge-fields';
 import { mailchimpTime, parseCursor, resolveScope } from './scope';
 import { executePlan, type MailchimpWriteReport } from './writer';
+import { subscriberHash } from './subscriber-hash';
 import { planWrites } from './write-plan';
 
 /** Mailchimp's largest page of members. */
@@ -96,24 +98,48 @@ export class MailchimpConnector implements Connector {
    * are left out.
    */
   async pullByIds(ids: string[]): Promise<Contact[]> {
-    const fields = memberFields(this.settings.names, '');
     const found = await Promise.all(
       ids.map(async (id) => {
         const colon = id.indexOf(':');
         const listId = colon < 0 ? this.listId() : id.slice(0, colon);
         const hash = colon < 0 ? id : id.slice(colon + 1);
         if (!/^[0-9a-f]{32}$/.test(hash)) throw new InputError('ids', `"${hash}" is not a subscriber hash (md5 of the lower-cased address)`);
-        try {
-          const member = await this.api.member(listId, hash, fields);
-          if (UNTOUCHABLE_STATUSES.has(member.status)) return undefined;
-          return { ...toContact(member, this.settings.names), payload: { listId } satisfies MemberPayload };
-        } catch (error) {
-          if (error instanceof MailchimpNotFoundError) return undefined;
-          throw error;
-        }
+        const member = await this.readMember(listId, hash);
+        return member && !UNTOUCHABLE_STATUSES.has(member.status ?? '') ? member : undefined;
       }),
     );
-    return found.filter((c): c is NonNullable<typeof c> => c !== undefined);
+    return found.filter((c): c is Contact => c !== undefined);
+  }
+
+  /** One member as a Contact, or undefined when it is not in the audience. */
+  private async readMember(listId: string, hash: string): Promise<Contact | undefined> {
+    try {
+      const member = await this.api.member(listId, hash, memberFields(this.settings.names, ''));
+      return { ...toContact(member, this.settings.names), payload: { listId } satisfies MemberPayload };
+    } catch (error) {
+      if (error instanceof MailchimpNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A contact that was not read from Mailchimp (no `status`: a webhook event's fallback, an old
+   * report row) is read now, so that a member who left, unsubscribed or was cleaned meanwhile is
+   * never written to, and unchanged values are still skipped.
+   */
+  private async refreshUnread(listId: string, results: ContactResult[], failed: WriteFailure[]): Promise<ContactResult[]> {
+    const refreshed = await Promise.all(
+      results.map(async (result) => {
+        if (result.contact.status !== undefined) return result;
+        const member = await this.readMember(listId, result.contact.id || subscriberHash(result.contact.email));
+        if (!member) {
+          failed.push({ contactId: result.contact.id, email: result.contact.email, reason: 'member is not in the audience: nothing written', retryable: false });
+          return undefined;
+        }
+        return { ...result, contact: member };
+      }),
+    );
+    return refreshed.filter((r): r is ContactResult => r !== undefined);
   }
 
   async write(results: ContactResult[], opts: WriteOptions = {}): Promise<MailchimpWriteReport> {
@@ -125,7 +151,9 @@ export class MailchimpConnector implements Connector {
     }
     const total: MailchimpWriteReport = { written: 0, unchanged: 0, failed: [], actions: [], changes: [], batchIds: [] };
     for (const [listId, part] of byList) {
-      const plan = planWrites(part, opts, this.settings.names);
+      const readNow: WriteFailure[] = [];
+      const plan = planWrites(await this.refreshUnread(listId, part, readNow), opts, this.settings.names);
+      plan.refused.push(...readNow);
       const report = await executePlan(this.api, listId, plan, opts.dryRun === true, this.settings);
       total.written += report.written;
       total.unchanged += report.unchanged;
