@@ -87,8 +87,6 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       const v = syntaxInvalidVerification(email, now);
       return VerificationSchema.parse({ ...v, checks: { ...v.checks, syntaxProblem: !syntax.ok ? syntax.problem : pre.ok ? 'invalid' : pre.problem } });
     }
-    const deadline = AbortSignal.timeout(this.options.totalTimeoutMs);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     const domain = syntax.domain;
     const localPart = syntax.localPart;
     const typo = syntax.ipLiteral ? null : typoSuggestion(domain);
@@ -154,57 +152,73 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     if (syntax.ipLiteral) return finish('ip_literal');
     if (checks.disposable) return finish('disposable');
 
-    const facts = await this.domainFacts(domain);
-    if (facts.dnsProblem) return finish(facts.dnsProblem);
-    const hosts = facts.mailHosts;
-    if (hosts.kind === 'nxdomain') {
-      checks.domainExists = false;
-      checks.mx = false;
-      return finish('domain_not_found');
-    }
-    checks.domainExists = true;
-    if (hosts.kind === 'null_mx') {
-      Object.assign(checks, { mx: false, nullMx: true });
-      return finish('null_mx');
-    }
-    checks.nullMx = false;
-    if (hosts.kind !== 'hosts') {
-      Object.assign(checks, { mx: false, implicitMx: false });
-      return finish('no_mx');
-    }
-    if (facts.auth && facts.blacklist) {
-      const grade = deliverabilityGrade(facts.auth, facts.blacklist.listedCount);
-      deliverability = {
-        ...grade,
-        authentication: facts.auth,
-        blacklist: { listed: facts.blacklist.listed, listedCount: facts.blacklist.listedCount, totalChecks: facts.blacklist.totalChecks },
-      };
-      trapEvidence.blacklisted = facts.blacklist.listed;
-    }
-    const strategy = detectProvider(hosts.hosts.map((h) => h.name));
-    checks.provider = strategy?.id ?? null;
-    checks.mx = true;
-    checks.implicitMx = hosts.implicit;
-    const allPrivate = hosts.hosts.every((h) => h.addresses.every(isNonPublicAddress));
-    checks.mxPrivate = allPrivate;
-    if (allPrivate && !this.options.allowPrivateMx) return finish('mx_private');
-    hasMailHost = true;
-    if (!this.options.smtp) return finish('smtp_not_checked');
+    const online = async (combined: AbortSignal): Promise<Verification> => {
+      const facts = await this.domainFacts(domain);
+      if (facts.dnsProblem) return finish(facts.dnsProblem);
+      const hosts = facts.mailHosts;
+      if (hosts.kind === 'nxdomain') {
+        checks.domainExists = false;
+        checks.mx = false;
+        return finish('domain_not_found');
+      }
+      checks.domainExists = true;
+      if (hosts.kind === 'null_mx') {
+        Object.assign(checks, { mx: false, nullMx: true });
+        return finish('null_mx');
+      }
+      checks.nullMx = false;
+      if (hosts.kind !== 'hosts') {
+        Object.assign(checks, { mx: false, implicitMx: false });
+        return finish('no_mx');
+      }
+      if (facts.auth && facts.blacklist) {
+        const grade = deliverabilityGrade(facts.auth, facts.blacklist.listedCount);
+        deliverability = {
+          ...grade,
+          authentication: facts.auth,
+          blacklist: { listed: facts.blacklist.listed, listedCount: facts.blacklist.listedCount, totalChecks: facts.blacklist.totalChecks },
+        };
+        trapEvidence.blacklisted = facts.blacklist.listed;
+      }
+      const strategy = detectProvider(hosts.hosts.map((h) => h.name));
+      checks.provider = strategy?.id ?? null;
+      checks.mx = true;
+      checks.implicitMx = hosts.implicit;
+      const allPrivate = hosts.hosts.every((h) => h.addresses.every(isNonPublicAddress));
+      checks.mxPrivate = allPrivate;
+      if (allPrivate && !this.options.allowPrivateMx) return finish('mx_private');
+      hasMailHost = true;
+      if (!this.options.smtp) return finish('smtp_not_checked');
 
-    const usable = this.options.allowPrivateMx ? hosts.hosts : publicOnly(hosts.hosts);
-    const probe = await probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
-      port: this.options.smtpPort,
-      heloName: this.options.heloName,
-      mailFrom: this.options.mailFrom,
-      starttls: this.options.starttls,
-      catchAllProbe: this.options.catchAllProbe,
-      connectTimeoutMs: this.options.smtpConnectTimeoutMs,
-      commandTimeoutMs: this.options.smtpCommandTimeoutMs,
-      randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
-      signal: combined,
-    });
+      const usable = this.options.allowPrivateMx ? hosts.hosts : publicOnly(hosts.hosts);
+      const probe = await probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
+        port: this.options.smtpPort,
+        heloName: this.options.heloName,
+        mailFrom: this.options.mailFrom,
+        starttls: this.options.starttls,
+        catchAllProbe: this.options.catchAllProbe,
+        connectTimeoutMs: this.options.smtpConnectTimeoutMs,
+        commandTimeoutMs: this.options.smtpCommandTimeoutMs,
+        randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
+        signal: combined,
+      });
+      if (signal?.aborted) throw signal.reason;
+      return finish(applyProbe(probe, checks, strategy, trapEvidence));
+    };
+
+    // Only now, with network work ahead, is a deadline armed; it is cleared as soon as the answer is known
+    // (AbortSignal.timeout would keep one timer per verification alive for the whole timeout).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error('verification deadline reached')), this.options.totalTimeoutMs);
+    const onCallerAbort = () => deadline.abort(signal?.reason);
     if (signal?.aborted) throw signal.reason;
-    return finish(applyProbe(probe, checks, strategy, trapEvidence));
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      return await online(deadline.signal);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
   }
 
   private async domainFacts(domain: string): Promise<DomainFacts> {

@@ -87,6 +87,8 @@ export class SmtpPeer {
       disabledCommands: ['AUTH'],
       hideSTARTTLS: this.options.starttls === false,
       closeTimeout: 200,
+      // A real MX looks the client up in reverse DNS; on loopback that only adds the resolver's delay.
+      disableReverseLookup: true,
       banner: 'mail-peer ready',
       onConnect: (_session, callback) => callback(),
       onSecure: (_socket, session, callback) => {
