@@ -73,7 +73,7 @@ describe('MCP server over Streamable HTTP (SDK client against the fake engine)',
     expect(result.isError).toBeFalsy();
     const { results, summary } = result.structuredContent as { results: { email: string; risk: string }[]; summary: Record<string, number> };
     expect(results.map((r) => r.risk)).toEqual(['safe', 'invalid', 'risky', 'unknown', 'safe']);
-    expect(results.map((r) => r.email)).toEqual(['ok.one@batch.test', 'invalid.two@batch.test', 'risky.three@batch.test', 'unknown.four@batch.test', 'ok.one@batch.test']);
+    expect(results.map((r) => r.email)).toEqual(['ok.one@batch.test', 'invalid.two@batch.test', 'risky.three@batch.test', 'unknown.four@batch.test', 'ok.one@BATCH.test']);
     expect(summary).toEqual({ total: 5, safe: 2, risky: 1, invalid: 1, unknown: 1, duplicates: 1, credits: 3 });
     expect(engine.callsFor('ok.one@batch.test')).toBe(1);
     expect(textOf(result)).toContain('5 addresses: 2 safe, 1 risky, 1 invalid, 1 unknown; 3 credits used.');

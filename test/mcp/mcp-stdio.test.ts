@@ -6,16 +6,15 @@ import { FakeEngine } from '../fakes/engine';
 import { callTool, textOf } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
+/** Each test starts a Node process that compiles TypeScript on the fly: slow on a busy machine. */
+const SPAWN_TIMEOUT_MS = 90_000;
 
 /**
- * `verify-hub mcp --stdio`, run from the TypeScript sources through the CLI's own `main` (as
- * cli/bin/verify-hub.js does in a checkout), whatever is or is not built.
+ * `verify-hub mcp --stdio`, the CLI command run from its TypeScript sources (as cli/bin/verify-hub.js
+ * does in a checkout) through a small entry that registers only this command.
  */
 function cliArgs(): string[] {
-  const boot =
-    "require('ts-node/register/transpile-only');require('tsconfig-paths/register');" +
-    "require('./cli/src/main.ts').main(['node','verify-hub','mcp','--stdio'])";
-  return ['-e', boot];
+  return ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'fixtures', 'mcp-command.ts'), 'mcp', '--stdio'];
 }
 
 function cliEnv(extra: Record<string, string>): Record<string, string> {
@@ -72,7 +71,7 @@ describe('verify-hub mcp --stdio (SDK client over stdio against the fake engine)
     const bad = await callTool(client, 'verify_email', { email: '' });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/email/);
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   test('a wrong ENGINE_API_KEY: the server runs, and calls answer UNAUTHORIZED', async () => {
     const client = await start('wrong-key');
@@ -80,7 +79,7 @@ describe('verify-hub mcp --stdio (SDK client over stdio against the fake engine)
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^UNAUTHORIZED/);
     expect(textOf(result)).not.toContain('wrong-key');
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   test('no ENGINE_API_KEY: exits with status 2 and names the variable on stderr, stdout stays clean', async () => {
     const child = spawn(process.execPath, cliArgs(), { cwd: ROOT, env: cliEnv({ ENGINE_URL: engine.url }), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -92,5 +91,5 @@ describe('verify-hub mcp --stdio (SDK client over stdio against the fake engine)
     expect(code).toBe(2);
     expect(stderr).toContain('ENGINE_API_KEY');
     expect(stdout).toBe('');
-  });
+  }, SPAWN_TIMEOUT_MS);
 });

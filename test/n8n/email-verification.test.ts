@@ -95,7 +95,7 @@ describe('Email Verification node: Verify', () => {
   test('an address repeated across items is verified once, and every item gets its result', async () => {
     const out = await run({ items: itemsFor('dup@once.test', 'other@once.test', ' dup@ONCE.test ') });
     expect(out[0]!.map((i) => i.json.risk)).toEqual(['safe', 'safe', 'safe']);
-    expect(out[0]![2]!.pairedItem).toEqual({ item: 2 });
+    expect(out[0]![2]).toMatchObject({ json: { email: 'dup@ONCE.test', normalized: 'dup@once.test' }, pairedItem: { item: 2 } });
     expect(engine.callsFor('dup@once.test')).toBe(1);
   });
 

@@ -71,9 +71,11 @@ export async function verifyEmailTool(verifier: Verifier, email: string, options
 
 export async function verifyEmailsTool(verifier: Verifier, emails: string[], options: McpToolOptions, signal?: AbortSignal): Promise<CallToolResult> {
   const report = await runBatch(verifier, emails, options, signal);
-  const done = report.results.filter((r): r is Verification => r !== undefined);
+  // A repeated address shares one result; `email` stays each input's own spelling ("as given").
+  const asGiven = report.results.map((r, i) => r && { ...r, email: emails[i]! });
+  const done = asGiven.filter((r): r is Verification => r !== undefined);
   if (report.stopped) {
-    const partial = report.results.map((r, i) => r ?? { email: emails[i], pending: true });
+    const partial = asGiven.map((r, i) => r ?? { email: emails[i], pending: true });
     return {
       isError: true,
       content: [

@@ -9,7 +9,7 @@ import { HOSTED_ENGINE_URL } from '@verify-hub/core';
 export class VerifyHubApi implements ICredentialType {
   name = 'verifyHubApi';
   displayName = 'Verify Hub API';
-  icon = 'file:verifyHub.svg' as const;
+  icon = { light: 'file:verifyHub.svg', dark: 'file:verifyHub.dark.svg' } as const;
   documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-verify-hub#credentials';
 
   properties: INodeProperties[] = [

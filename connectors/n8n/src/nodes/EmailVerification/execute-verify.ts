@@ -7,7 +7,8 @@ import {
   type JsonObject,
 } from 'n8n-workflow';
 import { BatchVerifier, EngineClient, EngineRateLimitError, type BatchReport, type Verification } from '@verify-hub/core';
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RATE_LIMIT_WAIT_S, MAX_CONCURRENCY, RISK_OUTPUTS } from './description';
+import { RISK_OUTPUTS } from './outputs';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RATE_LIMIT_WAIT_S, MAX_CONCURRENCY } from './properties';
 import { CREDENTIAL_TYPE, n8nFetch } from './n8n-fetch';
 import { RateLimitWaiter, type Clock } from './rate-limit-wait';
 
@@ -168,7 +169,9 @@ export async function executeVerify(ctx: IExecuteFunctions, deps: ExecuteDeps = 
       return;
     }
     const index = routeByRisk ? RISK_OUTPUTS.indexOf(result.risk) : 0;
-    outputs[index]!.push({ json: shapeOutput(item, result, outputMode, resultField), ...(item.binary ? { binary: item.binary } : {}), pairedItem });
+    // A repeated address shares one result; `email` stays each item's own spelling ("as given").
+    const own = { ...result, email: plan.kind === 'verify' ? plan.email : result.email };
+    outputs[index]!.push({ json: shapeOutput(item, own, outputMode, resultField), ...(item.binary ? { binary: item.binary } : {}), pairedItem });
   });
   return outputs;
 }

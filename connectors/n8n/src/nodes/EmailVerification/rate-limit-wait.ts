@@ -30,26 +30,29 @@ export class RateLimitWaiter implements Verifier {
     for (;;) {
       const wait = this.openAt - this.clock.now();
       if (wait > 0) await this.clock.sleep(wait, options.signal);
-      try {
-        return await this.inner.verify(email, options);
-      } catch (error) {
-        if (!(error instanceof EngineRateLimitError) || error instanceof EngineQuotaError) throw error;
-        const now = this.clock.now();
-        const until = Math.max(error.resetAt, now + MIN_WAIT_MS);
-        const extra = until - Math.max(now, this.openAt);
-        if (extra > 0) {
-          if (this.waitedMs + extra > this.budgetMs) {
-            // Keep a reset in the future, so whoever gets this error does not retry at once.
-            throw new EngineRateLimitError(
-              `engine rate limit: waited ${Math.round(this.waitedMs / 1000)} s in total, and the next reset (${new Date(until).toISOString()}) is beyond the allowed wait`,
-              { resetAt: until, limit: error.limit, remaining: error.remaining },
-              { status: 429, requestId: error.requestId },
-            );
-          }
-          this.waitedMs += extra;
-          this.openAt = until;
-        }
+      const outcome = await this.inner.verify(email, options).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      if ('result' in outcome) return outcome.result;
+      // Core's typed errors pass through as they are: the BatchVerifier acts on them, and the node turns
+      // what stops the batch into a NodeApiError in one place (stopToNodeError).
+      const { error } = outcome;
+      if (!(error instanceof EngineRateLimitError) || error instanceof EngineQuotaError) throw error;
+      const now = this.clock.now();
+      const until = Math.max(error.resetAt, now + MIN_WAIT_MS);
+      const extra = until - Math.max(now, this.openAt);
+      if (extra <= 0) continue;
+      if (this.waitedMs + extra > this.budgetMs) {
+        // Keep a reset in the future, so whoever gets this error does not retry at once.
+        throw new EngineRateLimitError(
+          `engine rate limit: waited ${Math.round(this.waitedMs / 1000)} s in total, and the next reset (${new Date(until).toISOString()}) is beyond the allowed wait`,
+          { resetAt: until, limit: error.limit, remaining: error.remaining },
+          { status: 429, requestId: error.requestId },
+        );
       }
+      this.waitedMs += extra;
+      this.openAt = until;
     }
   }
 }

@@ -1,29 +1,11 @@
-import { NodeConnectionTypes, type INodeParameters, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
-import { CREDENTIAL_TYPE } from './n8n-fetch';
-
-/** Output order when routing by risk; an item's risk picks its output. */
-export const RISK_OUTPUTS = ['safe', 'risky', 'invalid', 'unknown'] as const;
-
-/**
- * The node's outputs, evaluated by n8n as an expression over the parameters (as the Switch node does):
- * one output normally, four named ones with "Route by Risk". It is turned into source text, so it may
- * use nothing from outside its own body.
- */
-export const outputsFor = (parameters: INodeParameters) =>
-  parameters.routeByRisk === true
-    ? [
-        { type: 'main', displayName: 'Safe' },
-        { type: 'main', displayName: 'Risky' },
-        { type: 'main', displayName: 'Invalid' },
-        { type: 'main', displayName: 'Unknown' },
-      ]
-    : [{ type: 'main' }];
+import type { INodeProperties } from 'n8n-workflow';
 
 export const DEFAULT_CONCURRENCY = 5;
 export const MAX_CONCURRENCY = 20;
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_S = 60;
 
-const properties: INodeProperties[] = [
+/** The parameters of the Verify operation. */
+export const verifyProperties: INodeProperties[] = [
   {
     displayName: 'Operation',
     name: 'operation',
@@ -106,23 +88,3 @@ const properties: INodeProperties[] = [
     ],
   },
 ];
-
-export const emailVerificationDescription: INodeTypeDescription = {
-  displayName: 'Email Verification',
-  name: 'emailVerification',
-  icon: 'file:verifyHub.svg',
-  group: ['transform'],
-  version: 1,
-  subtitle: '={{$parameter["routeByRisk"] ? "verify, route by risk" : "verify"}}',
-  description:
-    'Verify email addresses with verify-hub: for each item, checks whether the address can receive mail and returns ' +
-    'its risk (safe, risky, invalid or unknown), a 0-100 score, a reason code (for example mailbox_not_found, disposable, ' +
-    'catch_all) and the individual checks. Safe: send. Risky: may bounce or go unread. Invalid: do not send. Unknown: ' +
-    'no verdict yet, try later (not billed).',
-  defaults: { name: 'Email Verification' },
-  usableAsTool: true,
-  inputs: [NodeConnectionTypes.Main],
-  outputs: `={{(${outputsFor.toString()})($parameter)}}`,
-  credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-  properties,
-};
