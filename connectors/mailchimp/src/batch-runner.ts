@@ -72,7 +72,7 @@ export async function runBatch(
   let interval = polling.initialMs;
   while (status.status !== 'finished') {
     if (Date.now() + interval > deadline) {
-      throw new MailchimpBatchError(`Mailchimp batch ${started.id} still ${status.status} after ${Math.round(polling.timeoutMs / 1000)} s`);
+      throw new MailchimpBatchError(`Mailchimp batch ${started.id} still ${status.status} after ${polling.timeoutMs / 1000} s`);
     }
     await sleep(interval);
     interval = Math.min(polling.maxMs, Math.round(interval * 1.5));

@@ -116,3 +116,11 @@ export function mailchimpErrorFrom(error: unknown, operation: string): Mailchimp
 export function shouldRetry(error: MailchimpError): boolean {
   return error instanceof MailchimpRateLimitError || error instanceof MailchimpUnavailableError;
 }
+
+/**
+ * Whether a member's failed write may succeed when the chunk is tried again later (a write
+ * failure's `retryable`): what the retry loop retries, plus a batch that did not finish in time.
+ */
+export function retryableLater(error: MailchimpError): boolean {
+  return shouldRetry(error) || error instanceof MailchimpBatchError;
+}

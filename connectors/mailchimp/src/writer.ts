@@ -2,7 +2,7 @@ import type { PlannedAction, WriteFailure, WriteReport } from '@verify-hub/core'
 import type { BatchOperation, BatchSubscribeMember, MailchimpApi } from './api';
 import { runBatch, type BatchRun } from './batch-runner';
 import type { ResolvedSettings } from './connection-settings';
-import { MailchimpAuthError, MailchimpError, errorFromProblem, mailchimpErrorFrom, shouldRetry } from './errors';
+import { MailchimpAuthError, MailchimpError, errorFromProblem, mailchimpErrorFrom, retryableLater } from './errors';
 import { BatchSubscribeResultSchema, type BatchSubscribeResult } from './responses';
 import type { MemberChange, WritePlan } from './write-plan';
 
@@ -22,7 +22,7 @@ class Failures {
     if (!this.byId.has(change.contactId)) this.byId.set(change.contactId, { contactId: change.contactId, email: change.email, reason, retryable });
   }
   addError(change: MemberChange, error: MailchimpError) {
-    this.add(change, error.message, shouldRetry(error));
+    this.add(change, error.message, retryableLater(error));
   }
   has(change: MemberChange) {
     return this.byId.has(change.contactId);
