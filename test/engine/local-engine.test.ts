@@ -166,6 +166,11 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
     expect(world.smtp.connections.size).toBe(0);
   });
 
+  it('an unforeseen failure inside the engine ends as unknown, never as a thrown error', async () => {
+    const broken = engineFor(world, { smtpPort: 70_000 }); // net.connect throws a RangeError: not a network outcome
+    await expect(broken.verify('john@acme-mail.com')).resolves.toMatchObject({ risk: 'unknown', reason: 'engine_error', billable: false });
+  });
+
   it('stops at the caller’s abort signal', async () => {
     const controller = new AbortController();
     const pending = engine.verify('hang@acme-mail.com', { signal: controller.signal });
