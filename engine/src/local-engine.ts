@@ -215,7 +215,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       return await online(deadline.signal);
-    } catch (error) {
+    } catch {
       if (signal?.aborted) throw signal.reason;
       // A bug or an unforeseen network state must not lose the address: it is re-checked later.
       return finish(deadline.signal.aborted ? 'engine_timeout' : 'engine_error');
