@@ -1,0 +1,28 @@
+import { DEFAULT_MAILCHIMP_NAMES, type Contact, type Risk } from '@verify-hub/core';
+import { planWrites } from '@verify-hub/connector-mailchimp';
+import { verification } from './helpers';
+
+const current = (risk: Risk, score: number) => ({ EVRISK: risk, EVSCORE: score, EVDATE: '2026-11-20' });
+const result = (contact: Partial<Contact>, risk: Risk) => ({ contact: { id: 'h', email: 'a@example.com', status: 'subscribed', ...contact }, verification: verification('a@example.com', risk) });
+
+test('only changed merge fields and missing tag changes are planned', () => {
+  const plan = planWrites([result({ current: current('risky', 55), tags: ['ev-safe', 'vip'] }, 'risky')], {}, DEFAULT_MAILCHIMP_NAMES);
+  expect(plan.changes).toEqual([{ contactId: 'h', email: 'a@example.com', mergeFields: {}, tags: [{ name: 'ev-safe', status: 'inactive' }, { name: 'ev-risky', status: 'active' }], action: 'none' }]);
+  const same = planWrites([result({ current: current('risky', 55), tags: ['ev-risky'] }, 'risky')], {}, DEFAULT_MAILCHIMP_NAMES);
+  expect(same).toEqual({ changes: [], unchanged: 1, refused: [] });
+});
+
+test('without tag data, the stored risk stands for the tag; otherwise all four tags are set', () => {
+  expect(planWrites([result({ current: current('safe', 95), tags: undefined }, 'safe')], {}, DEFAULT_MAILCHIMP_NAMES).unchanged).toBe(1);
+  const changed = planWrites([result({ current: current('safe', 95), tags: undefined }, 'invalid')], {}, DEFAULT_MAILCHIMP_NAMES);
+  expect(changed.changes[0]!.tags.map((t) => `${t.name}:${t.status}`)).toEqual(['ev-safe:inactive', 'ev-risky:inactive', 'ev-invalid:active', 'ev-unknown:inactive']);
+});
+
+test('actions only for invalid results, never unknown; untouchable members are refused', () => {
+  const opts = { actions: { invalid: 'archive' as const } };
+  expect(planWrites([result({ current: current('invalid', 2), tags: ['ev-invalid'] }, 'invalid')], opts, DEFAULT_MAILCHIMP_NAMES).changes[0]!.action).toBe('archive');
+  expect(planWrites([result({ current: current('unknown', 0), tags: ['ev-unknown'] }, 'unknown')], opts, DEFAULT_MAILCHIMP_NAMES)).toMatchObject({ changes: [], unchanged: 1 });
+  for (const status of ['cleaned', 'unsubscribed', 'archived']) {
+    expect(planWrites([result({ status }, 'invalid')], opts, DEFAULT_MAILCHIMP_NAMES).refused).toEqual([{ contactId: 'h', email: 'a@example.com', reason: `member is ${status}: never touched`, retryable: false }]);
+  }
+});
