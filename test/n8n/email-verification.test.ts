@@ -202,6 +202,14 @@ describe('Email Verification node: Verify', () => {
     ]);
   });
 
+  test('a Base URL that is not a URL: a clear NodeOperationError, no request', async () => {
+    const calls: string[] = [];
+    const failing = run({ items: itemsFor('u@url.test'), credentials: { apiKey: engine.apiKey, baseUrl: 'engine.example' }, onRequest: (u) => calls.push(u) });
+    await expect(failing).rejects.toThrow(NodeOperationError);
+    await expect(failing).rejects.toThrow('Base URL in the "Verify Hub API" credentials is not a valid URL');
+    expect(calls).toEqual([]);
+  });
+
   test('engine trouble (5xx) is retried, then the address is unknown and not billed, never lost', async () => {
     engine.script('t@down.test', { kind: 'status', status: 503 });
     const out = await run({ items: itemsFor('t@down.test'), params: { routeByRisk: true } });
