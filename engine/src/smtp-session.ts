@@ -99,6 +99,8 @@ export class SmtpSession {
         reject(new SmtpNetworkError('tls_failed', `TLS handshake failed (${e.message})`));
       });
     }).catch((error: Error) => {
+      // The plain socket is unusable now; mark the session failed so QUIT is not written to it.
+      this.failure = error;
       plain.destroy();
       throw error;
     });
@@ -111,7 +113,7 @@ export class SmtpSession {
   /** Polite end: QUIT, wait briefly for the 221, then close whatever happens. */
   async quit(): Promise<void> {
     try {
-      if (!this.failure) await Promise.race([this.command('QUIT'), new Promise((r) => setTimeout(r, 200).unref())]);
+      if (!this.failure && !this.socket.destroyed) await Promise.race([this.command('QUIT'), new Promise((r) => setTimeout(r, 200).unref())]);
     } catch {
       // the conversation is over either way
     } finally {
