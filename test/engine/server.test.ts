@@ -64,6 +64,30 @@ describe('engine HTTP API', () => {
       expect(a.key).not.toBe(b.key);
     });
 
+    it('registers an operator-chosen key (ENGINE_API_KEY) once, hashed, and keeps it revoked once revoked', async () => {
+      const operatorKey = `compose-shared-secret-${randomUUID()}`;
+      const first = await server.store.ensureKey(operatorKey, { name: 'ENGINE_API_KEY' });
+      const again = await server.store.ensureKey(operatorKey, { name: 'ENGINE_API_KEY' });
+      expect(first.created).toBe(true);
+      expect(again).toEqual({ record: first.record, created: false });
+      expect((await verify('x@example.com', operatorKey)).status).toBe(200);
+      await server.store.revokeKey(first.record.id);
+      expect((await server.store.ensureKey(operatorKey, { name: 'ENGINE_API_KEY' })).record.revokedAt).toEqual(expect.any(String));
+      expect((await verify('x@example.com', operatorKey)).status).toBe(401);
+      await expect(server.store.ensureKey('short', { name: 'x' })).rejects.toThrow(/^ENGINE_API_KEY: /);
+    });
+
+    it('a server started with bootstrapKey accepts it at once', async () => {
+      const bootstrapKey = `bootstrap-secret-${randomUUID()}`;
+      const other = await startEngineServer({ port: 0, redis, keyPrefix: prefix, verifier: engineFor(world), bootstrapKey });
+      try {
+        const res = await fetch(`${other.url}/api/v1/verify?email=x@example.com`, { headers: { 'X-API-Key': bootstrapKey } });
+        expect(res.status).toBe(200);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('rejects bad names with an error naming the field', async () => {
       await expect(server.store.createKey({ name: '' })).rejects.toThrow(/^name: /);
       await expect(server.store.createKey({ name: 'ok', account: '../etc' })).rejects.toThrow(/^account: /);

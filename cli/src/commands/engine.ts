@@ -6,6 +6,8 @@ import { DEFAULT_LIMITS, engineOptionsFromConfig, openKeyStore, startEngineServe
  * `verify-hub engine [--port N] [--host H]` serves the local engine's HTTP API (engine/README.md);
  * `verify-hub engine keys create|list|revoke` manages its API keys. Keys and accounts live in Redis
  * (REDIS_URL, under ENGINE_REDIS_PREFIX), so a key revoked here is refused by every running server at once.
+ * A key set in ENGINE_API_KEY is registered at start-up too (a compose file can share one secret between
+ * the hub and its engine).
  */
 function parseWholeNumber(flag: string, text: string, min: number, max = 65535): number {
   const n = Number(text);
@@ -38,6 +40,7 @@ export function register(program: Command): void {
         host: opts.host ?? config.ENGINE_HOST,
         redisUrl: config.REDIS_URL,
         keyPrefix: config.ENGINE_REDIS_PREFIX,
+        bootstrapKey: config.ENGINE_API_KEY,
         engine: engineOptionsFromConfig(config),
         logger: log,
       });

@@ -35,7 +35,8 @@ export interface AccountLimits {
 
 export const DEFAULT_LIMITS: AccountLimits = { ratePerSecond: 10, monthlyQuota: 10_000 };
 
-const KEY_PATTERN = /^[a-z][a-z0-9]{0,15}_[A-Za-z0-9_-]{43}$/;
+/** What can be a key at all: generated keys, and operator-provided ones (ENGINE_API_KEY) of 24+ printable characters. */
+const KEY_PATTERN = /^[\x21-\x7e]{24,256}$/;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 export function hashKey(key: string): Buffer {
@@ -64,6 +65,28 @@ export class KeyStore {
       .hsetnx(`${this.prefix}account:${account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
       .exec();
     return { key, record };
+  }
+
+  /**
+   * Registers a key chosen by the operator (ENGINE_API_KEY in a compose file shared by hub and engine), so
+   * the deployment works without a `keys create` step. Idempotent; a key that was revoked stays revoked.
+   * It is stored like any other key: as its SHA-256 only.
+   */
+  async ensureKey(key: string, input: { name: string; account?: string }): Promise<{ record: KeyRecord; created: boolean }> {
+    if (!KEY_PATTERN.test(key) || key.length < 24) throw new InputError('ENGINE_API_KEY', 'must be 24 to 256 printable characters without spaces');
+    const hash = hashKey(key).toString('hex');
+    const existing = await this.recordByHash(hash);
+    if (existing) return { record: existing, created: false };
+    const account = input.account ?? 'default';
+    const record: KeyRecord = { id: randomUUID(), account, name: input.name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, 4)}…` };
+    await this.redis
+      .multi()
+      .hset(`${this.prefix}key:${hash}`, { ...record, revokedAt: '', hash })
+      .hset(`${this.prefix}keys`, record.id, hash)
+      .hsetnx(`${this.prefix}account:${account}`, 'ratePerSecond', String(this.defaults.ratePerSecond))
+      .hsetnx(`${this.prefix}account:${account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
+      .exec();
+    return { record, created: true };
   }
 
   async listKeys(): Promise<KeyRecord[]> {

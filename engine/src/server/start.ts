@@ -19,6 +19,8 @@ export interface EngineServerOptions {
   redis?: Redis;
   /** Prefix of every Redis key (default `vh:engine:`). */
   keyPrefix?: string;
+  /** A key accepted in addition to those created with `keys create` (ENGINE_API_KEY), registered at start-up. */
+  bootstrapKey?: string;
   /** Limits of accounts created without explicit ones. */
   defaultLimits?: AccountLimits;
   /** The verifier behind the API: a LocalEngine built from `engine` options unless given. */
@@ -42,6 +44,11 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
   if (ownsRedis) await redis.connect();
   const prefix = options.keyPrefix ?? 'vh:engine:';
   const store = new KeyStore(redis, prefix, options.defaultLimits ?? DEFAULT_LIMITS);
+  if (options.bootstrapKey) {
+    const { record, created } = await store.ensureKey(options.bootstrapKey, { name: 'ENGINE_API_KEY' });
+    if (record.revokedAt) options.logger?.warn({ keyId: record.id }, 'the key in ENGINE_API_KEY was revoked: it stays refused');
+    else if (created) options.logger?.info({ keyId: record.id, account: record.account }, 'registered the key in ENGINE_API_KEY');
+  }
   const metrics = new EngineMetrics();
   const verifier = options.verifier ?? new LocalEngine(options.engine);
   const app = createEngineApp({
