@@ -21,6 +21,7 @@ import { resolveOptions, type LocalEngineOptions, type ResolvedOptions } from '.
 import { detectProvider, type ProviderStrategy } from './providers';
 import { deliverabilityGrade, scoreFor } from './scoring';
 import { probeMailbox, type ProbeResult } from './smtp-probe';
+import { HostLimiter } from './host-limiter';
 import { TtlCache } from './ttl-cache';
 
 /** The names of the 28 checks, as reported (engine/README.md has the table). */
@@ -56,12 +57,14 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   dnsUnavailable = false;
   private readonly dns: DnsClient;
   private readonly domainCache: TtlCache<DomainFacts>;
+  private readonly hostLimiter: HostLimiter;
 
   constructor(options: LocalEngineOptions = {}) {
     super();
     this.options = resolveOptions(options);
     this.dns = new DnsClient(this.options.dnsServers, this.options.dnsTimeoutMs, this.options.domainCacheTtlMs);
     this.domainCache = new TtlCache(this.options.domainCacheTtlMs);
+    this.hostLimiter = new HostLimiter(this.options.maxConnectionsPerHost);
   }
 
   /** Whether the resolver can see the internet (it answers for `com`). Sets `dnsUnavailable` and emits once. */
@@ -191,7 +194,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       if (!this.options.smtp) return finish('smtp_not_checked');
 
       const usable = this.options.allowPrivateMx ? hosts.hosts : publicOnly(hosts.hosts);
-      const probe = await probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
+      const probe = await this.hostLimiter.run(usable[0]?.name ?? domain, combined, () => probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
         port: this.options.smtpPort,
         heloName: this.options.heloName,
         mailFrom: this.options.mailFrom,
@@ -201,7 +204,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
         commandTimeoutMs: this.options.smtpCommandTimeoutMs,
         randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
         signal: combined,
-      });
+      }));
       if (signal?.aborted) throw signal.reason;
       return finish(applyProbe(probe, checks, strategy, trapEvidence));
     };

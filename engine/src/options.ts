@@ -20,6 +20,8 @@ export interface LocalEngineOptions {
   heloName?: string;
   /** Upgrade with STARTTLS when the server offers it (default true). */
   starttls?: boolean;
+  /** SMTP sessions open at once per mail host (default 3); more verifications for that host wait their turn. */
+  maxConnectionsPerHost?: number;
   /** Probe a random address to detect catch-all domains (default true). */
   catchAllProbe?: boolean;
   /**
@@ -70,6 +72,7 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
     mailFrom: o.mailFrom ?? `verify@${heloName}`,
     heloName,
     starttls: o.starttls ?? true,
+    maxConnectionsPerHost: o.maxConnectionsPerHost ?? 3,
     catchAllProbe: o.catchAllProbe ?? true,
     allowPrivateMx: o.allowPrivateMx ?? false,
     dnsblZones: o.dnsblZones ?? DEFAULT_DNSBL_ZONES,

@@ -166,6 +166,16 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
     expect(world.smtp.connections.size).toBe(0);
   });
 
+  it('opens at most maxConnectionsPerHost sessions to one mail host; the others wait their turn', async () => {
+    for (let i = 0; i < 8; i++) world.smtp.script(`queue${i}@acme-mail.com`, 'accept');
+    world.smtp.connections.clear();
+    const limited = engineFor(world, { maxConnectionsPerHost: 2, totalTimeoutMs: 10_000 });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => limited.verify(`queue${i}@acme-mail.com`)));
+    expect(results.map((r) => r.risk)).toEqual(Array(8).fill('safe'));
+    expect(world.smtp.connections.size).toBe(8);
+    expect(world.smtp.maxConcurrentConversations()).toBe(2);
+  });
+
   it('an unforeseen failure inside the engine ends as unknown, never as a thrown error', async () => {
     const broken = engineFor(world, { smtpPort: 70_000 }); // net.connect throws a RangeError: not a network outcome
     await expect(broken.verify('john@acme-mail.com')).resolves.toMatchObject({ risk: 'unknown', reason: 'engine_error', billable: false });

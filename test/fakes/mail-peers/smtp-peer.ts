@@ -30,6 +30,8 @@ export interface SmtpPeerOptions {
 export interface RecordedConnection {
   id: string;
   commands: string[];
+  /** When each command arrived (performance.now()). */
+  times: number[];
   secure: boolean;
 }
 
@@ -37,6 +39,7 @@ export class SmtpPeer {
   readonly connections = new Map<string, RecordedConnection>();
   /** How many times any client sent DATA (tests assert 0). */
   dataCommands = 0;
+
   private readonly scripts = new Map<string, MailboxBehaviour>();
   private readonly domainDefaults = new Map<string, MailboxBehaviour>();
   private server?: SMTPServer;
@@ -60,6 +63,24 @@ export class SmtpPeer {
     return [...this.connections.values()].map((c) => c.commands.map((line) => line.split(/[\s:]/)[0]!.toUpperCase()));
   }
 
+  /**
+   * The most conversations ever in progress at once, a conversation lasting from its first command to its
+   * last (QUIT). Unlike open sockets, this does not depend on when the server notices a close.
+   */
+  maxConcurrentConversations(): number {
+    const events = [...this.connections.values()]
+      .filter((c) => c.times.length > 0)
+      .flatMap((c) => [
+        { at: c.times[0]!, delta: 1 },
+        { at: c.times[c.times.length - 1]!, delta: -1 },
+      ])
+      .sort((a, b) => a.at - b.at || a.delta - b.delta);
+    let current = 0;
+    let max = 0;
+    for (const e of events) max = Math.max(max, (current += e.delta));
+    return max;
+  }
+
   rcptAddresses(): string[] {
     return [...this.connections.values()].flatMap((c) => c.commands.filter((l) => /^RCPT TO:/i.test(l)).map((l) => l.replace(/^RCPT TO:\s*<?([^>]*)>?.*$/i, '$1')));
   }
@@ -67,14 +88,18 @@ export class SmtpPeer {
   async start(): Promise<number> {
     const record = (cid: string) => {
       let c = this.connections.get(cid);
-      if (!c) this.connections.set(cid, (c = { id: cid, commands: [], secure: false }));
+      if (!c) this.connections.set(cid, (c = { id: cid, commands: [], times: [], secure: false }));
       return c;
     };
     const logger = {
       info: () => undefined,
       error: () => undefined,
       debug: (meta: { tnx?: string; cid?: string }, ...message: unknown[]) => {
-        if (meta?.tnx === 'command' && meta.cid) record(meta.cid).commands.push(String(message[1] ?? ''));
+        if (meta?.tnx === 'command' && meta.cid) {
+          const c = record(meta.cid);
+          c.commands.push(String(message[1] ?? ''));
+          c.times.push(performance.now());
+        }
       },
     };
     // smtp-server's own test certificate, passed explicitly (it is only ever used on loopback here).
