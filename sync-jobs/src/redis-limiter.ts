@@ -4,35 +4,31 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
 
 /**
- * Takes a start slot under a sliding window (at most `count` starts in any `intervalMs`) and a
- * concurrency lease (at most `maxConcurrent` running; a lease expires so a crashed worker frees its
- * slot). Uses Redis's clock so every machine agrees. Returns -1 when acquired, else ms to wait.
+ * Takes a concurrency lease (at most `maxConcurrent` running; a lease expires so that a crashed
+ * worker frees its slot) and reserves a start time spaced `intervalMs / count` after the previous
+ * one (a virtual schedule, as in GCRA): so at most `count` calls start in any `intervalMs`, evenly,
+ * and no burst lands on the edge of a server's window. Uses Redis's clock, so every machine agrees.
+ * Returns {1, ms to wait before starting} when acquired, {0, ms to wait before asking again} when not.
  */
 const ACQUIRE = `
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local limit = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
+local interval = tonumber(ARGV[2]) * 1000
 local maxConcurrent = tonumber(ARGV[3])
-local lease = tonumber(ARGV[4])
 if maxConcurrent > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  if redis.call('ZCARD', KEYS[2]) >= maxConcurrent then return 10 end
+  if redis.call('ZCARD', KEYS[2]) >= maxConcurrent then return {0, 10} end
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]) * 1000, ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4] + 1000)
 end
+local delay = 0
 if limit > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - interval)
-  if redis.call('ZCARD', KEYS[1]) >= limit then
-    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    return math.max(1, tonumber(oldest[2]) + interval - now)
-  end
-  redis.call('ZADD', KEYS[1], now, ARGV[5])
-  redis.call('PEXPIRE', KEYS[1], interval + 1000)
+  local start = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+  redis.call('SET', KEYS[1], string.format('%.0f', start + interval / limit), 'PX', math.ceil((start - now) / 1000) + ARGV[2] + 1000)
+  delay = math.ceil((start - now) / 1000)
 end
-if maxConcurrent > 0 then
-  redis.call('ZADD', KEYS[2], now + lease, ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], lease + 1000)
-end
-return -1`;
+return {1, delay}`;
 
 export interface RedisLimiterOptions {
   /** How long a concurrency slot is held at most if its holder dies (default 120 s). */
@@ -45,8 +41,9 @@ export interface RedisLimiterOptions {
  * The pipeline's `LimiterFactory`: limiters shared by every worker on every machine through Redis,
  * named by `spec.key` (the engine key, a HubSpot portal, a Mailchimp account). A small Lua script
  * rather than a library: Bottleneck's Redis mode refills its reservoir in fixed windows that do not
- * line up with a server's windows, and rate-limiter-flexible counts fixed windows too; a sliding
- * window never lets more than `count` calls start in any `intervalMs`, whatever the alignment.
+ * line up with a server's windows, and rate-limiter-flexible counts fixed windows too; evenly spaced
+ * starts never put more than `count` calls in any `intervalMs`, whatever the server's alignment, and
+ * need one Redis call per request (no polling).
  */
 export function createRedisLimiterFactory(redis: Redis, keys: Keys, options: RedisLimiterOptions = {}): LimiterFactory {
   const leaseMs = options.leaseMs ?? 120_000;
@@ -62,8 +59,11 @@ export function createRedisLimiterFactory(redis: Redis, keys: Keys, options: Red
       async schedule<T>(fn: () => Promise<T>): Promise<T> {
         const token = randomUUID();
         for (;;) {
-          const wait = Number(await redis.eval(ACQUIRE, 2, starts, running, limit, interval, maxConcurrent, leaseMs, token));
-          if (wait < 0) break;
+          const [acquired, wait] = (await redis.eval(ACQUIRE, 2, starts, running, limit, interval, maxConcurrent, leaseMs, token)) as [number, number];
+          if (acquired === 1) {
+            if (wait > 0) await sleep(wait);
+            break;
+          }
           await sleep(Math.min(wait, maxPollMs));
         }
         try {
