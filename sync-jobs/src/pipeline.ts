@@ -411,9 +411,12 @@ export class SyncPipeline implements RunService {
       await this.store.releaseCredits(data.runId, grant);
       throw error;
     }
+    const reservedByCarry = data.carryReserved ?? 0;
     if (outcome.status === 'stopped') {
-      await this.store.releaseCredits(data.runId, grant);
-      await job.updateData({ ...data, carry: outcome.results });
+      // Credits bought in this attempt stay reserved (they are counted when the page completes).
+      const bought = cap === undefined ? 0 : outcome.results.filter((v) => v.billable).length - carriedBillable;
+      await this.store.releaseCredits(data.runId, grant - bought);
+      await job.updateData({ ...data, carry: outcome.results, carryReserved: reservedByCarry + bought });
       const stop = outcome.stopped!;
       if (stop.error instanceof EngineRateLimitError && !(stop.error instanceof EngineQuotaError)) {
         // Every worker of the queue waits for the reset; the job goes back without spending an attempt.
@@ -427,7 +430,7 @@ export class SyncPipeline implements RunService {
     if (outcome.unknownContacts.length && this.opts.recheckDelaysMs.length) {
       await this.enqueueRecheck({ platform: run.platform, connectionId: run.connectionId, runId: run.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions: writeOptionsOf(run) }, jobIds.chunk(run.id, data.pageIndex));
     }
-    await this.store.countPage(data.runId, data.pageIndex, outcome.counters, cap === undefined ? 0 : grant, outcome.report);
+    await this.store.countPage(data.runId, data.pageIndex, outcome.counters, cap === undefined ? 0 : grant + reservedByCarry, outcome.report);
     if (outcome.stopped?.reason === 'credit_cap' && cap !== undefined && (await this.store.get(data.runId))!.counters.credits >= cap) {
       await this.pause(data.runId, outcome.stopped);
     }

@@ -16,6 +16,8 @@ export interface ChunkJobData {
   pageIndex: number;
   contacts: Contact[];
   carry?: Verification[];
+  /** Credits the carried results cost, still reserved against the run's cap until the page completes. */
+  carryReserved?: number;
 }
 
 /** `chunks` queue: contacts whose result was unknown, verified again after a delay. */

@@ -28,10 +28,10 @@ describe('Redis limiter shared by every worker', () => {
       await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).schedule(call)));
       starts.sort((x, y) => x - y);
       expect(starts).toHaveLength(30);
-      // In any 400 ms window at most 10 start (a few ms allowed for the skew between Redis's clock and ours).
-      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(380);
-      // Without the limiter all 30 would start within a few ms.
-      expect(starts[29]! - starts[0]!).toBeGreaterThanOrEqual(760);
+      // Starts are reserved 40 ms apart: 10 per 400 ms. Observed times carry this process's event-loop
+      // lag on a busy machine, hence the generous bounds; without the limiter all 30 start within a few ms.
+      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(300);
+      expect(starts[29]! - starts[0]!).toBeGreaterThanOrEqual(1_000);
     } finally {
       await other.quit();
     }
