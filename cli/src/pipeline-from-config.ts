@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
-import { SecretBox, createLogger, loadConfig, type Config } from '@verify-hub/core';
-import { RedisConnectionStore, SyncPipeline, createRedis, Keys, parseRecheckDelays } from '@verify-hub/sync-jobs';
+import { createLogger, loadConfig, type Config } from '@verify-hub/core';
+import { SyncPipeline, parseRecheckDelays } from '@verify-hub/sync-jobs';
 import { engineFromConfig } from './engine-from-config';
 import './wiring';
 
 /**
  * The sync pipeline as the commands use it, from configuration: Redis at REDIS_URL under
  * VERIFY_HUB_REDIS_PREFIX, stored connections when HUB_SECRET_KEY is set, and (for workers) the engine.
+ * Fails fast, naming REDIS_URL, when no Redis answers.
  */
-export function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): { pipeline: SyncPipeline; config: Config; engineLabel?: string } {
+export async function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): Promise<{ pipeline: SyncPipeline; config: Config; engineLabel?: string }> {
   const config = options.config ?? loadConfig();
   const engine = options.withEngine ? engineFromConfig(config) : undefined;
   const prefix = config.VERIFY_HUB_REDIS_PREFIX;
-  const connections = config.HUB_SECRET_KEY ? new RedisConnectionStore(createRedis(config.REDIS_URL), new Keys(prefix), new SecretBox(config.HUB_SECRET_KEY)) : undefined;
   const pipeline = new SyncPipeline({
     redisUrl: config.REDIS_URL,
     prefix,
@@ -24,8 +24,14 @@ export function pipelineFromConfig(options: { withEngine?: boolean; config?: Con
     verifyConcurrency: config.ENGINE_CONCURRENCY ?? 10,
     freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS,
     recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
-    connections,
+    secretKey: config.HUB_SECRET_KEY,
     logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }),
   });
+  try {
+    await pipeline.ready();
+  } catch (error) {
+    pipeline.disconnect();
+    throw error;
+  }
   return { pipeline, config, engineLabel: engine?.label };
 }

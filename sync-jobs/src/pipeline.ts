@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { DelayedError, Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import {
+  ConfigError,
   DEFAULT_FRESHNESS_DAYS,
   EngineAuthError,
   EngineQuotaError,
   EngineRateLimitError,
   InputError,
+  SecretBox,
   createLogger,
   noLimit,
   normalizeEmail,
@@ -22,6 +24,7 @@ import {
   type WriteOptions,
 } from '@verify-hub/core';
 import { processChunk, type ChunkOutcome } from './chunk-processor';
+import { RedisConnectionStore } from './connection-store';
 import type { ReportRow, RunRecord, RunSchedule, RunService, RunStatus, StartRunRequest } from './contracts';
 import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
 import { Keys } from './keys';
@@ -49,6 +52,8 @@ export interface SyncPipelineOptions {
   connectors?: ConnectorRegistry;
   /** Stored platform connections (required for runs with a connectionId). */
   connections?: ConnectionStore;
+  /** HUB_SECRET_KEY: without `connections`, connections are stored in this Redis, sealed with it. */
+  secretKey?: string;
   /** Chunk jobs each worker runs at once (default 4). */
   chunkConcurrency?: number;
   /** Verifications in flight per chunk (default 10). */
@@ -87,6 +92,8 @@ export class SyncPipeline implements RunService {
   readonly cache: RedisVerificationCache;
   readonly limiters: LimiterFactory;
   readonly queues: { runs: Queue; chunks: Queue; events: Queue };
+  /** Where platform connections are kept (undefined without HUB_SECRET_KEY). */
+  readonly connections?: ConnectionStore;
   private readonly registry: ConnectorRegistry;
   private readonly log: Logger;
   private readonly finished = new EventEmitter();
@@ -112,10 +119,31 @@ export class SyncPipeline implements RunService {
     this.cache = new RedisVerificationCache(this.redis, this.keys, { freshnessDays: this.opts.freshnessDays });
     this.limiters = createRedisLimiterFactory(this.redis, this.keys);
     this.registry = options.connectors ?? defaultConnectorRegistry;
+    this.connections = options.connections ?? (options.secretKey ? new RedisConnectionStore(this.redis, this.keys, new SecretBox(options.secretKey)) : undefined);
     this.log = options.logger ?? createLogger({ name: 'sync-jobs' });
+    // ioredis reconnects by itself; its errors are logged, not thrown at the process.
+    this.redis.on('error', (error: Error) => this.log.debug({ err: error.message }, 'redis connection error'));
     const queueOpts = { connection: this.redis, prefix: this.keys.prefix };
     this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
+  }
+
+  /** Resolves once Redis answers; a clear ConfigError naming REDIS_URL (host and port only) when it does not. */
+  async ready(timeoutMs = 3000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ConfigError('REDIS_URL', `no Redis answers at ${this.redisAddress()} within ${timeoutMs} ms: start one (redis-server) or point REDIS_URL at yours`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.redis.ping(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private redisAddress(): string {
+    const { host, port } = this.redis.options;
+    return `${host ?? '127.0.0.1'}:${port ?? 6379}`;
   }
 
   // ------------------------------------------------------------------ RunService
@@ -294,6 +322,13 @@ export class SyncPipeline implements RunService {
     await this.redis.quit().catch(() => undefined);
   }
 
+  /** Drops the Redis connections at once (when Redis does not answer, a graceful close would wait). */
+  disconnect(): void {
+    for (const u of this.untrack) u();
+    this.subscriber?.disconnect();
+    this.redis.disconnect();
+  }
+
   /** Deletes every key under this pipeline's prefix (tests and `runs purge`). */
   async purge(): Promise<void> {
     for (const q of Object.values(this.queues)) await q.obliterate({ force: true }).catch(() => undefined);
@@ -322,6 +357,11 @@ export class SyncPipeline implements RunService {
   }
 
   private async handleRunsJob(job: Job, _token?: string): Promise<void> {
+    if (job.name === 'auto-resume') {
+      const run = await this.store.get((job.data as PageJobData).runId);
+      if (run?.status === 'paused' && run.resumeAt !== undefined && run.resumeAt <= Date.now()) await this.resume(run.id);
+      return;
+    }
     if (job.name === 'scheduled') {
       const run = await this.start(job.data as ScheduledJobData);
       this.log.info({ runId: run.id, scheduler: job.repeatJobKey }, 'scheduled run started');
@@ -510,6 +550,10 @@ export class SyncPipeline implements RunService {
     syncMetrics.errors.inc({ kind: stop.reason === 'credit_cap' ? 'credit_cap' : stop.error instanceof EngineAuthError ? 'engine_auth' : 'engine_quota' });
     if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) {
       if (stop.resumeAt) await this.store.setFields(runId, { resumeAt: stop.resumeAt });
+      // A quota that resets resumes the run by itself then (a top-up can resume it sooner).
+      if (stop.error instanceof EngineQuotaError && stop.resumeAt) {
+        await this.queues.runs.add('auto-resume', { runId }, { jobId: `${runId}-resume-${stop.resumeAt}`, delay: Math.max(0, stop.resumeAt - Date.now()) + 1000, removeOnComplete: true, removeOnFail: true });
+      }
       this.log.warn({ runId, reason: stop.reason }, 'run paused');
     }
   }
@@ -550,12 +594,12 @@ export class SyncPipeline implements RunService {
   // ------------------------------------------------------------------ connectors
 
   private connectionStore(): ConnectionStore {
-    if (!this.options.connections) throw new InputError('connectionId', 'no connection store configured (set HUB_SECRET_KEY)');
-    return this.options.connections;
+    if (!this.connections) throw new InputError('connectionId', 'no connection store configured (set HUB_SECRET_KEY)');
+    return this.connections;
   }
 
   private depsFor(connection: ConnectionRecord) {
-    const store = this.options.connections;
+    const store = this.connections;
     return {
       limiter: this.limiters,
       saveCredentials: async (credentials: ConnectionRecord['credentials']) => {

@@ -78,6 +78,12 @@ describe('verify-hub CLI', () => {
     expect(await cli('runs', 'resume')).toMatchObject({ code: 2, err: expect.stringMatching(/needs a run id/) });
     expect(await cli('sync', 'fake', '--max-credits', '-3')).toMatchObject({ code: 2 });
     expect(await cli('nonsense')).toMatchObject({ code: 2, err: expect.stringMatching(/unknown command/) });
+    process.env.REDIS_URL = 'redis://127.0.0.1:1';
+    try {
+      expect(await cli('runs')).toMatchObject({ code: 2, err: expect.stringMatching(/REDIS_URL: no Redis answers at 127.0.0.1:1/) });
+    } finally {
+      process.env.REDIS_URL = saved.REDIS_URL;
+    }
     process.env.VERIFY_HUB_TYPO = '1';
     try {
       expect(await cli('clean', 'x.csv')).toMatchObject({ code: 2, err: expect.stringMatching(/VERIFY_HUB_TYPO: unknown configuration variable/) });

@@ -116,6 +116,23 @@ describe('sync pipeline on BullMQ + Redis', () => {
     }
   }, 60_000);
 
+  it('a quota that resets soon resumes the run by itself', async () => {
+    const t = await setup({ size: 300, pageSize: 100 }, {}, { chunkConcurrency: 1, verifyConcurrency: 1 });
+    t.engine.script('user150@example.com', { kind: 'quota', resetInMs: 500, form: 'epoch-ms' }, { kind: 'result', risk: 'safe' });
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'fake', scope: 'all' });
+      const paused = await waitForStatus(t.pipeline, run.id, ['paused', 'completed', 'failed']);
+      expect(paused.status).toBe('paused');
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed']);
+      expect(done.counters).toMatchObject({ pulled: 300, verified: 300, written: 300, credits: 300 });
+      expect(t.engine.billed).toBe(300);
+    } finally {
+      await workers.close();
+      await t.done();
+    }
+  }, 30_000);
+
   it('stops at the credit cap and resumes with a higher one', async () => {
     const t = await setup({ size: 1_000, pageSize: 100 }, {}, { chunkConcurrency: 3, verifyConcurrency: 10 });
     const workers = t.pipeline.startWorkers();

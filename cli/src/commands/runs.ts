@@ -45,7 +45,7 @@ async function runs(first: string | undefined, second: string | undefined, optio
   if (options.status && !['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'].includes(options.status)) throw new InputError('--status', `"${options.status}" is not a run status`);
   const { pipelineFromConfig } = await import('../pipeline-from-config');
   const { runBlock, runLine } = await import('../run-format');
-  const { pipeline } = pipelineFromConfig();
+  const { pipeline } = await pipelineFromConfig();
   const print = (value: unknown, text: string) => console.log(options.json ? JSON.stringify(value, null, 2) : text);
   try {
     if (!id) {

@@ -46,7 +46,7 @@ export function register(program: Command): void {
 
 async function sync(platform: string, options: SyncOptions): Promise<number> {
   const { pipelineFromConfig } = await import('../pipeline-from-config');
-  const { pipeline, engineLabel } = pipelineFromConfig({ withEngine: options.withWorker });
+  const { pipeline, engineLabel } = await pipelineFromConfig({ withEngine: options.withWorker });
   let workers: SyncWorkers | undefined;
   try {
     if (platform === 'file') throw new InputError('connector', 'files are cleaned with `verify-hub clean <file>` (in this process, no Redis needed)');

@@ -27,7 +27,7 @@ async function worker(options: { concurrency?: number }): Promise<number> {
   const { pipelineFromConfig } = await import('../pipeline-from-config');
   const config = loadConfig();
   if (options.concurrency) config.VERIFY_HUB_WORKER_CONCURRENCY = options.concurrency;
-  const { pipeline, engineLabel } = pipelineFromConfig({ withEngine: true, config });
+  const { pipeline, engineLabel } = await pipelineFromConfig({ withEngine: true, config });
   const workers = pipeline.startWorkers();
   console.error(`verify-hub: worker started (${config.VERIFY_HUB_WORKER_CONCURRENCY} chunks at once, ${engineLabel}); Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
