@@ -16,7 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DKIM_SELECTORS, DEFAULT_DNSBL_ZONES, LocalEngine } from '@verify-hub/engine';
 
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 250);
 const ADDRESS = 'john@acme-mail.com';
 
 async function runPeers(): Promise<void> {
@@ -98,7 +98,8 @@ async function minimalClient(resolver: dns.Resolver, smtpPort: number): Promise<
 interface Stats {
   wallP50: number;
   wallP99: number;
-  /** CPU time of this process per verification: the work done here, whatever else the machine is doing. */
+  /** CPU time of this process per verification (the peers run in a child): mean, p50, p99. GC pauses included. */
+  cpuMean: number;
   cpuP50: number;
   cpuP99: number;
 }
@@ -107,6 +108,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function measure(run: () => Promise<unknown>, iterations = ITERATIONS): Promise<Stats> {
   for (let i = 0; i < 20; i++) await run(); // warm-up: lists loaded, JIT settled
+  (globalThis as { gc?: () => void }).gc?.(); // every mode starts from the same clean heap
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < iterations; i++) {
@@ -114,12 +116,13 @@ async function measure(run: () => Promise<unknown>, iterations = ITERATIONS): Pr
     const t = performance.now();
     await run();
     wall.push(performance.now() - t);
-    const used = process.cpuUsage(c);
-    cpu.push((used.user + used.system) / 1000);
+    const u = process.cpuUsage(c);
+    cpu.push((u.user + u.system) / 1000);
   }
+  const cpuMean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
   wall.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
-  return { wallP50: percentile(wall, 0.5), wallP99: percentile(wall, 0.99), cpuP50: percentile(cpu, 0.5), cpuP99: percentile(cpu, 0.99) };
+  return { wallP50: percentile(wall, 0.5), wallP99: percentile(wall, 0.99), cpuMean, cpuP50: percentile(cpu, 0.5), cpuP99: percentile(cpu, 0.99) };
 }
 
 const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
@@ -145,16 +148,17 @@ async function main(): Promise<void> {
   await new Promise((r) => peers.child.once('exit', r));
 
   const rssMb = process.resourceUsage().maxRSS / 1024;
-  const row = (label: string, s: Stats) => console.log(`${label.padEnd(28)}${ms(s.wallP50)} ${ms(s.wallP99)}   ${ms(s.cpuP50)} ${ms(s.cpuP99)}`);
+  const row = (label: string, s: Stats) => console.log(`${label.padEnd(28)}${ms(s.wallP50)} ${ms(s.wallP99)}   ${ms(s.cpuMean)}   ${ms(s.cpuP50)} ${ms(s.cpuP99)}`);
   console.log(`local peers answering at once (smtp-server holds every greeting 100 ms to catch early talkers: in both rows);`);
   console.log(`${ITERATIONS} sequential verifications of ${ADDRESS} per mode (no-network: ${ITERATIONS * 10}); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`);
-  console.log(`                              wall p50    wall p99      CPU p50     CPU p99`);
+  console.log('CPU = this process only (the peers run in a child), garbage collection included: p99 catches the odd major GC');
+  console.log(`                              wall p50    wall p99     CPU mean      CPU p50     CPU p99`);
   row('baseline (minimal client)', baseline);
   row('engine, cold domain', engineCold);
   row('engine, warm domain cache', engineWarm);
   row('engine, no network needed', noNetwork);
-  console.log(`our own work per verification, cold domain (engine CPU - baseline CPU): p50 ${ms(engineCold.cpuP50 - baseline.cpuP50)}, p99 ${ms(engineCold.cpuP99 - baseline.cpuP99)}  (goal p99 < 5 ms)`);
-  console.log(`ratio engine / baseline, cold domain: CPU p50 ${(engineCold.cpuP50 / baseline.cpuP50).toFixed(2)}x, CPU p99 ${(engineCold.cpuP99 / baseline.cpuP99).toFixed(2)}x, wall p50 ${(engineCold.wallP50 / baseline.wallP50).toFixed(2)}x`);
+  console.log(`our own work per verification, cold domain (engine - baseline CPU): mean ${ms(engineCold.cpuMean - baseline.cpuMean)}, p50 ${ms(engineCold.cpuP50 - baseline.cpuP50)}, p99 ${ms(engineCold.cpuP99 - baseline.cpuP99)}  (goal p99 < 5 ms)`);
+  console.log(`ratio engine / baseline, cold domain: CPU mean ${(engineCold.cpuMean / baseline.cpuMean).toFixed(2)}x, CPU p99 ${(engineCold.cpuP99 / baseline.cpuP99).toFixed(2)}x, wall p50 ${(engineCold.wallP50 / baseline.wallP50).toFixed(2)}x`);
   console.log(`peak RSS of the engine process: ${rssMb.toFixed(0)} MB`);
 }
 
