@@ -16,6 +16,10 @@ export interface InProcessRunOptions {
   /** Verifications in flight per page (default 10). */
   verifyConcurrency?: number;
   signal?: AbortSignal;
+  /** Per-record report rows in each page's outcome (for `onPage`). */
+  collectReport?: boolean;
+  /** Called after each page is written, in page order, with its outcome (the queue records it). */
+  onPage?: (page: { index: number; contacts: number; skipped: number }, outcome: ChunkOutcome) => Promise<void>;
   /** Called after each page is written, and for every verification (for a progress bar). */
   onProgress?: (progress: { counters: Required<RunCounters>; pages: number; verifiedNow: number }) => void;
 }
@@ -55,6 +59,8 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
     for (const n of Object.values(page.skipped ?? {})) counters.skipped += n;
 
     // Credits this page may spend: at most one per unique address, within what the cap leaves.
+    const pageIndex = pages - 1;
+    const pageInfo = { index: pageIndex, contacts: page.contacts.length, skipped: Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0) };
     const unique = new Set(page.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized)).size;
     const grant = stopped ? 0 : options.creditCap === undefined ? undefined : Math.max(0, Math.min(unique, options.creditCap - counters.credits - reserved));
     reserved += grant ?? 0;
@@ -68,6 +74,7 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
         writeOptions: options.writeOptions ?? {},
         creditCap: grant,
         whenStopped: 'write-as-unknown',
+        collectReport: options.collectReport,
         signal: options.signal,
         beforeWrite: () => myTurn,
         onVerified: () => {
@@ -77,7 +84,8 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
       },
       { connector: options.connector, verifier: options.verifier, cache: options.cache, concurrency: options.verifyConcurrency ?? 10 },
     )
-      .then((outcome: ChunkOutcome) => {
+      .then(async (outcome: ChunkOutcome) => {
+        await options.onPage?.(pageInfo, outcome);
         reserved -= grant ?? 0;
         for (const [name, n] of Object.entries(outcome.counters)) counters[name as keyof typeof counters] += n;
         // A page that merely ran out of its share of a cap is not a stop unless the cap is spent.

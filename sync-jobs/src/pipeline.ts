@@ -24,6 +24,7 @@ import {
   type WriteOptions,
 } from '@verify-hub/core';
 import { processChunk, type ChunkOutcome } from './chunk-processor';
+import { runInProcess } from './in-process-executor';
 import { RedisConnectionStore } from './connection-store';
 import type { ReportRow, RunRecord, RunSchedule, RunService, RunStatus, StartRunRequest } from './contracts';
 import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
@@ -98,6 +99,7 @@ export class SyncPipeline implements RunService {
   private readonly log: Logger;
   private readonly finished = new EventEmitter();
   private subscriber?: Redis;
+  private workerVerifier?: Verifier;
   private readonly untrack: (() => void)[] = [];
   private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays'>>;
 
@@ -294,6 +296,7 @@ export class SyncPipeline implements RunService {
           })
         : noLimit;
     const verifier = limitedVerifier(base, engineLimiter);
+    this.workerVerifier = verifier;
     const connection = this.redis.duplicate({ maxRetriesPerRequest: null });
     const common = { connection, prefix: this.keys.prefix, autorun: true };
     const runs = new Worker(QUEUE.runs, (job, token) => this.handleRunsJob(job, token), { ...common, concurrency: 2 });
@@ -389,6 +392,7 @@ export class SyncPipeline implements RunService {
         return;
       }
     }
+    if (isSingleWriter(connector)) return this.runInOneJob(run, connector);
     for (let n = 0; n < this.opts.pagesPerPagerJob; n++) {
       if (pageIndex - pagesDone >= this.opts.maxOutstandingPages) {
         // Backpressure: wait for chunks to drain instead of filling Redis with pages.
@@ -409,6 +413,38 @@ export class SyncPipeline implements RunService {
       if (cursor === undefined) return void (await this.completeIfDone(runId));
     }
     await this.enqueuePager(runId, pageIndex);
+  }
+
+  /**
+   * A connector that writes one output through one instance (a file: rows in order, then a summary)
+   * cannot be shared by chunk jobs on many workers: its whole run is done in this job by the
+   * in-process executor, over the same chunk function, cache and engine limiter. Pages are recorded as
+   * they finish (counted once); after a crash the job runs again from the start and rewrites the file,
+   * buying nothing twice (the cache has every result).
+   */
+  private async runInOneJob(run: RunRecord, connector: Connector & { finish(overrides?: { credits?: number }): Promise<unknown> }): Promise<void> {
+    const abort = new AbortController();
+    const result = await runInProcess({
+      connector,
+      scope: parseScope(run.scope),
+      verifier: this.workerVerifier!,
+      cache: this.cache.withFreshness(run.options.freshnessDays ?? this.opts.freshnessDays),
+      writeOptions: writeOptionsOf(run),
+      creditCap: run.options.maxCredits,
+      verifyConcurrency: this.opts.verifyConcurrency,
+      collectReport: true,
+      signal: abort.signal,
+      onPage: async (page, outcome) => {
+        await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped }, 0, outcome.report);
+        await this.store.setFields(run.id, { pages: page.index + 1 });
+        if ((await this.store.progress(run.id)).status !== 'running') abort.abort();
+      },
+    });
+    if (abort.signal.aborted) return; // cancelled meanwhile
+    await connector.finish({ credits: result.counters.credits });
+    await this.store.setFields(run.id, { pages: result.pages, pagingDone: '1' });
+    await this.completeIfDone(run.id);
+    if (result.stopped) await this.store.setFields(run.id, { statusReason: `stopped early (${result.stopped.message}): the rows not verified are marked unknown (not_checked)` });
   }
 
   /** The pages of a `recheck:<run>` run: the unknown rows of that run's report, fresh from the platform when it can. */
@@ -620,6 +656,11 @@ export class SyncPipeline implements RunService {
     if (!run) throw new InputError('id', `no run ${id}`);
     return run;
   }
+}
+
+/** Connectors with a `finish()` (the file connector) keep one output open for the whole run. */
+function isSingleWriter(connector: Connector): connector is Connector & { finish(overrides?: { credits?: number }): Promise<unknown> } {
+  return typeof (connector as { finish?: unknown }).finish === 'function';
 }
 
 function writeOptionsOf(run: RunRecord): WriteOptions {
