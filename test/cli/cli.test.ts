@@ -42,6 +42,9 @@ describe('verify-hub CLI', () => {
     process.env.VERIFY_HUB_REDIS_PREFIX = `vhtest-cli-${randomUUID().slice(0, 8)}`;
   });
   afterAll(async () => {
+    const cleanup = new SyncPipeline({ redisUrl: saved.REDIS_URL ?? process.env.REDIS_URL, prefix: process.env.VERIFY_HUB_REDIS_PREFIX });
+    await cleanup.purge();
+    await cleanup.close();
     process.env = saved;
     rmSync(dir, { recursive: true, force: true });
     await engine.stop();
@@ -68,6 +71,27 @@ describe('verify-hub CLI', () => {
     expect(summary.counts).toEqual({ safe: 2, risky: 1, invalid: 2, unknown: 0 });
     expect(engine.requests.filter((q) => q.keyMatched).length).toBe(3);
     expect(engine.requests.every((q) => !q.url.includes(engine.apiKey))).toBe(true);
+  });
+
+  it('clean with the local engine says once, clearly, when DNS cannot reach the internet, and leaves those rows unknown', async () => {
+    const input = join(dir, 'dns.csv');
+    writeFileSync(input, 'email\nsomeone@company-that-does-not-exist-1234.com\nperson@another-made-up-domain-5678.org\nthird@made-up-3.net\n');
+    delete process.env.ENGINE_URL;
+    delete process.env.ENGINE_API_KEY;
+    process.env.ENGINE_DNS_SERVERS = '127.0.0.1:1'; // a resolver that answers nothing, as in a sandbox
+    try {
+      const r = await cli('clean', input, '--no-progress');
+      expect(r.code).toBe(0);
+      expect(r.err).toContain('local engine (in-process)');
+      expect(r.err.match(/DNS cannot reach the internet/g)).toHaveLength(1);
+      expect(r.out).toMatch(/unknown\s+3/);
+      const cleaned = readFileSync(join(dir, 'dns.cleaned.csv'), 'utf8');
+      expect(cleaned.match(/,unknown,0,dns_unavailable,/g)).toHaveLength(3);
+    } finally {
+      process.env.ENGINE_URL = engine.url;
+      process.env.ENGINE_API_KEY = engine.apiKey;
+      delete process.env.ENGINE_DNS_SERVERS;
+    }
   });
 
   it('bad arguments and configuration exit with code 2 and a message naming the problem', async () => {
@@ -108,10 +132,22 @@ describe('verify-hub CLI', () => {
     const report = await cli('runs', 'report', id);
     expect(report.out.split('\n').filter((l) => l.includes(',invalid,')).length).toBe(50);
     expect(await cli('runs', 'resume', id)).toMatchObject({ code: 2, err: expect.stringMatching(/only a paused run/) });
-    const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix: process.env.VERIFY_HUB_REDIS_PREFIX });
-    await cleanup.purge();
-    await cleanup.close();
   }, 60_000);
+
+  it('worker stops gracefully on SIGTERM', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'worker'], { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const until = Date.now() + 60_000;
+    while (!stderr.includes('worker started') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    expect(stderr).toContain('worker started');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM: finishing the active jobs, then stopping');
+    expect(stderr).toContain('worker stopped');
+  }, 80_000);
 
   it('the bin itself exits 2 on a bad argument', () => {
     const run = spawnSync(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'clean'], { encoding: 'utf8', env: { ...saved, ENGINE_URL: '', ENGINE_API_KEY: '' }, timeout: 60_000 });
