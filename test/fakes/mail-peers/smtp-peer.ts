@@ -30,7 +30,8 @@ export interface SmtpPeerOptions {
 export interface RecordedConnection {
   id: string;
   commands: string[];
-  /** When each command arrived (performance.now()). */
+  /** When the connection was accepted, and when each command arrived (performance.now()). */
+  connectedAt: number;
   times: number[];
   secure: boolean;
 }
@@ -64,14 +65,14 @@ export class SmtpPeer {
   }
 
   /**
-   * The most conversations ever in progress at once, a conversation lasting from its first command to its
-   * last (QUIT). Unlike open sockets, this does not depend on when the server notices a close.
+   * The most conversations ever in progress at once, a conversation lasting from the accepted connection to
+   * its last command (QUIT). Unlike open sockets, this does not depend on when the server notices a close.
    */
   maxConcurrentConversations(): number {
     const events = [...this.connections.values()]
       .filter((c) => c.times.length > 0)
       .flatMap((c) => [
-        { at: c.times[0]!, delta: 1 },
+        { at: c.connectedAt, delta: 1 },
         { at: c.times[c.times.length - 1]!, delta: -1 },
       ])
       .sort((a, b) => a.at - b.at || a.delta - b.delta);
@@ -88,7 +89,7 @@ export class SmtpPeer {
   async start(): Promise<number> {
     const record = (cid: string) => {
       let c = this.connections.get(cid);
-      if (!c) this.connections.set(cid, (c = { id: cid, commands: [], times: [], secure: false }));
+      if (!c) this.connections.set(cid, (c = { id: cid, commands: [], connectedAt: performance.now(), times: [], secure: false }));
       return c;
     };
     const logger = {
@@ -115,7 +116,10 @@ export class SmtpPeer {
       // A real MX looks the client up in reverse DNS; on loopback that only adds the resolver's delay.
       disableReverseLookup: true,
       banner: 'mail-peer ready',
-      onConnect: (_session, callback) => callback(),
+      onConnect: (session, callback) => {
+        record(session.id).connectedAt = performance.now();
+        callback();
+      },
       onSecure: (_socket, session, callback) => {
         record(session.id).secure = true;
         callback();
