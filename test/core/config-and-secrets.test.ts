@@ -66,11 +66,14 @@ describe('createLocalLimiter', () => {
     expect(peak).toBe(3);
   });
   it('never starts more than count calls in any window', async () => {
-    const limiter = createLocalLimiter({ perInterval: { count: 5, intervalMs: 200 } });
+    const limiter = createLocalLimiter({ perInterval: { count: 5, intervalMs: 300 } });
     const starts: number[] = [];
     await Promise.all(Array.from({ length: 12 }, () => limiter.schedule(async () => void starts.push(Date.now()))));
     starts.sort((a, b) => a - b);
-    for (let i = 5; i < starts.length; i++) expect(starts[i]! - starts[i - 5]!).toBeGreaterThanOrEqual(195);
+    // Without the limiter all 12 start within a millisecond or two; the slack covers event-loop delay
+    // between the limiter's start and the function's first line on a loaded machine.
+    for (let i = 5; i < starts.length; i++) expect(starts[i]! - starts[i - 5]!).toBeGreaterThanOrEqual(250);
+    expect(starts[11]! - starts[0]!).toBeGreaterThanOrEqual(500);
   });
 });
 
