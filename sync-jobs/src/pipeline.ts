@@ -567,10 +567,15 @@ export class SyncPipeline implements RunService {
 
   /** A chunk of a paused run waits, with the results it already has, until `resume` promotes it. */
   private async park(job: Job, token: string | undefined): Promise<void> {
-    const status = (await this.store.progress((job.data as ChunkJobData).runId)).status;
-    if (status !== 'paused') return; // cancelled meanwhile: nothing to keep
-    await this.store.park((job.data as ChunkJobData).runId, String(job.id));
+    const runId = (job.data as ChunkJobData).runId;
+    if ((await this.store.progress(runId)).status !== 'paused') return; // cancelled meanwhile: nothing to keep
+    await this.store.park(runId, String(job.id));
     await job.moveToDelayed(Date.now() + PARK_MS, token);
+    // A resume that ran while this job was parking may have missed it: look again, and go back to work.
+    if ((await this.store.progress(runId)).status !== 'paused') {
+      await this.redis.srem(this.keys.parked(runId), String(job.id));
+      await job.promote().catch(() => undefined); // already promoted by the resume
+    }
     throw new DelayedError();
   }
 

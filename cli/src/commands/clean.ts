@@ -122,10 +122,11 @@ function printSummary(summary: FileSummary, result: InProcessRunResult, ms: numb
     `  removed  ${String(summary.removed).padStart(width)} rows (${removed.join(', ')})`,
     `  credits  ${String(summary.credits).padStart(width)}${local ? ' (the local engine charges nothing)' : ''}`,
   ];
-  if (summary.duplicateRows) lines.push(`  ${summary.duplicateRows} rows repeat an earlier address (verified once)`);
-  for (const [reason, n] of Object.entries(summary.skipped)) if (n) lines.push(`  ${n} rows skipped: ${reason.replace(/_/g, ' ')}`);
+  const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
+  if (summary.duplicateRows) lines.push(`  ${rows(summary.duplicateRows)} repeat${summary.duplicateRows === 1 ? 's' : ''} an earlier address (verified once)`);
+  for (const [reason, n] of Object.entries(summary.skipped)) if (n) lines.push(`  ${rows(n)} skipped: ${reason.replace(/_/g, ' ')}`);
   if (summary.problems.length) {
-    lines.push(`  ${summary.problems.length} rows could not be read:`);
+    lines.push(`  ${rows(summary.problems.length)} could not be read:`);
     for (const p of summary.problems.slice(0, 10)) lines.push(`    line ${p.line}: ${p.message}`);
     if (summary.problems.length > 10) lines.push(`    ... and ${summary.problems.length - 10} more in ${summary.summaryOutput}`);
   }
