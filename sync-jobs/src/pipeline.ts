@@ -370,7 +370,15 @@ export class SyncPipeline implements RunService {
       this.log.info({ runId: run.id, scheduler: job.repeatJobKey }, 'scheduled run started');
       return;
     }
-    await this.page((job.data as PageJobData).runId);
+    const { runId } = job.data as PageJobData;
+    try {
+      await this.page(runId);
+    } catch (error) {
+      const stop = platformStop(error);
+      if (!stop) throw error;
+      if (stop.reason === 'rate') return this.enqueuePager(runId, (await this.store.progress(runId)).pages, stop.waitMs);
+      await this.pause(runId, stop.stopped);
+    }
   }
 
   /** Pages the source from the saved cursor: one chunk job per page, the cursor saved after each. */
@@ -485,7 +493,15 @@ export class SyncPipeline implements RunService {
       );
     } catch (error) {
       await this.store.releaseCredits(data.runId, grant);
-      throw error;
+      const stop = platformStop(error);
+      if (!stop) throw error;
+      // What was verified before the platform refused is in the cache: the retry buys nothing again.
+      if (stop.reason === 'rate') {
+        await worker.rateLimit(stop.waitMs);
+        throw Worker.RateLimitError();
+      }
+      await this.pause(data.runId, stop.stopped);
+      return this.park(job, token);
     }
     const reservedByCarry = data.carryReserved ?? 0;
     if (outcome.status === 'stopped') {
@@ -582,7 +598,9 @@ export class SyncPipeline implements RunService {
   private async pause(runId: string, stop: NonNullable<ChunkOutcome['stopped']>): Promise<void> {
     const reason =
       stop.error instanceof EngineAuthError
-        ? `the engine refused the API key: check ENGINE_API_KEY, then run \`verify-hub runs resume ${runId}\``
+        ? stop.error.constructor === EngineAuthError
+          ? `the engine refused the API key: check ENGINE_API_KEY, then run \`verify-hub runs resume ${runId}\``
+          : `${stop.message}: reconnect the platform, then run \`verify-hub runs resume ${runId}\``
         : stop.error instanceof EngineQuotaError
           ? `${stop.message}; resume with \`verify-hub runs resume ${runId}\` after the reset or a top-up`
           : stop.reason === 'credit_cap'
@@ -681,3 +699,14 @@ function throwInput(field: string, problem: string): never {
 }
 
 
+
+/**
+ * A connector's own control-flow errors (HubSpot's daily limit or 10-second window, a revoked
+ * platform token) share core's error classes: a rate limit waits, a quota or auth error pauses the run.
+ */
+function platformStop(error: unknown): { reason: 'rate'; waitMs: number } | { reason: 'pause'; stopped: NonNullable<ChunkOutcome['stopped']> } | undefined {
+  if (error instanceof EngineQuotaError) return { reason: 'pause', stopped: { reason: 'quota', message: error.message, error, resumeAt: error.resetAt } };
+  if (error instanceof EngineRateLimitError) return { reason: 'rate', waitMs: Math.max(1, error.waitMs()) };
+  if (error instanceof EngineAuthError) return { reason: 'pause', stopped: { reason: 'auth', message: error.message, error } };
+  return undefined;
+}

@@ -1,0 +1,104 @@
+import { EngineAuthError, EngineQuotaError, EngineRateLimitError, type ContactResult, type Page, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { FakeSource } from '../fakes/source';
+import { setup, waitForStatus } from './helpers';
+
+/** Stand-ins for a connector's own errors (HubSpot's daily limit and 10-second window, a revoked token). */
+class PlatformDailyLimitError extends EngineQuotaError {}
+class PlatformWindowError extends EngineRateLimitError {}
+class PlatformAuthError extends EngineAuthError {}
+
+/** A fake source whose platform refuses some calls, once each. */
+class RefusingSource extends FakeSource {
+  refuseWriteNumber?: { at: number; error: () => Error };
+  refusePullAt?: { cursor: string; error: () => Error };
+  private writes = 0;
+
+  override async pull(scope: Scope, cursor?: string): Promise<Page> {
+    if (this.refusePullAt && cursor === this.refusePullAt.cursor) {
+      const error = this.refusePullAt.error();
+      this.refusePullAt = undefined;
+      throw error;
+    }
+    return super.pull(scope, cursor);
+  }
+
+  override async write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport> {
+    this.writes++;
+    if (this.refuseWriteNumber && this.writes === this.refuseWriteNumber.at) {
+      const error = this.refuseWriteNumber.error();
+      this.refuseWriteNumber = undefined;
+      throw error;
+    }
+    return super.write(results, opts);
+  }
+}
+
+async function setupRefusing() {
+  const t = await setup({ size: 600, pageSize: 100 }, {}, { chunkConcurrency: 1, verifyConcurrency: 5 });
+  const source = new RefusingSource({ size: 600, pageSize: 100 });
+  t.registry.register('refusing', () => source);
+  return { ...t, source };
+}
+
+describe('platform limits and auth thrown by a connector', () => {
+  it("a platform's daily limit on write pauses the run until the reset; it then finishes with every contact written once", async () => {
+    const t = await setupRefusing();
+    const resetAt = Date.now() + 1_500;
+    t.source.refuseWriteNumber = { at: 2, error: () => new PlatformDailyLimitError('HubSpot daily limit reached for portal 42', { resetAt }) };
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
+      const paused = await waitForStatus(t.pipeline, run.id, ['paused', 'completed', 'failed']);
+      expect(paused.status).toBe('paused');
+      expect(paused.statusReason).toContain('HubSpot daily limit reached for portal 42');
+      expect(paused.resumeAt).toBe(resetAt);
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed']);
+      expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
+      expect([...t.source.writeCounts.values()].every((n) => n === 1)).toBe(true);
+      expect(t.source.writeCounts.size).toBe(600);
+      // verified before the refusal, the page's addresses came from the cache: nothing bought twice
+      expect(t.engine.billed).toBe(600);
+    } finally {
+      await workers.close();
+      await t.done();
+    }
+  }, 60_000);
+
+  it("a platform's rate window on write waits, spends no attempt, and loses nothing", async () => {
+    const t = await setupRefusing();
+    t.source.refuseWriteNumber = { at: 3, error: () => new PlatformWindowError('HubSpot ten-second limit', { resetAt: Date.now() + 300 }) };
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
+      expect(done.status).toBe('completed');
+      expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
+      expect(await t.pipeline.queues.chunks.getJobCounts('failed')).toEqual({ failed: 0 });
+    } finally {
+      await workers.close();
+      await t.done();
+    }
+  }, 60_000);
+
+  it('a revoked platform token while paging pauses the run with a reason that is not about the engine key', async () => {
+    const t = await setupRefusing();
+    t.source.refusePullAt = { cursor: '300', error: () => new PlatformAuthError('HubSpot rejected the access token of portal 42') };
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
+      const paused = await waitForStatus(t.pipeline, run.id, ['paused', 'completed', 'failed']);
+      expect(paused.status).toBe('paused');
+      expect(paused.statusReason).toContain('HubSpot rejected the access token of portal 42');
+      expect(paused.statusReason).toContain('reconnect the platform');
+      expect(paused.statusReason).not.toContain('ENGINE_API_KEY');
+      await t.pipeline.resume(run.id);
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
+      expect(done.status).toBe('completed');
+      expect(done.counters).toMatchObject({ pulled: 600, written: 600 });
+      expect(t.source.writeCounts.size).toBe(600);
+    } finally {
+      await workers.close();
+      await t.done();
+    }
+  }, 60_000);
+});
