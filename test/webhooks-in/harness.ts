@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { Queue } from 'bullmq';
 import { createLogger } from '@verify-hub/core';
 import { createHubApp, type HubApp, type HubAppDeps } from '@verify-hub/webhooks-in';
 import { FakeRunService } from './fake-run-service';
@@ -33,6 +34,7 @@ export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promis
     keyPrefix: prefix,
     logger: silentLogger,
     delivery: { enabled: false },
+    ingest: { queueName: `test-hub-ingest-${randomUUID()}`, backoffMs: 50, attempts: 5 },
     ...overrides,
   });
   return {
@@ -43,6 +45,12 @@ export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promis
     uploadDir,
     async close() {
       await hub.close();
+      // The app's own queue connection is closed now (a test may have shut the app down): a fresh handle cleans up.
+      const connection = redis.duplicate();
+      const ingestQueue = new Queue(hub.ingest.queue.name, { connection });
+      await ingestQueue.obliterate({ force: true });
+      await ingestQueue.close();
+      await connection.quit();
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();
@@ -52,3 +60,17 @@ export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promis
 }
 
 export const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** Polls `check` until it holds (generous bound: these wait for queue workers, not for timing). */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Waits until every accepted webhook delivery has been handed to the RunService. */
+export async function drained(hub: HubApp): Promise<void> {
+  await until(async () => (await hub.ingest.backlog()) === 0);
+}

@@ -60,7 +60,7 @@ describe('health, metrics and the queue UI', () => {
     const down = new Redis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 200 });
     down.on('error', () => undefined);
     const uploadDir = mkdtempSync(join(tmpdir(), 'vh-hub-'));
-    const app = createHubApp({ runs: new FakeRunService(), redis: down, adminToken: ADMIN_TOKEN, uploadDir, logger: silentLogger, delivery: { enabled: false } });
+    const app = createHubApp({ runs: new FakeRunService(), redis: down, adminToken: ADMIN_TOKEN, uploadDir, logger: silentLogger, delivery: { enabled: false }, ingest: { worker: false } });
     try {
       const started = Date.now();
       const res = await request(app.app).get('/readyz');

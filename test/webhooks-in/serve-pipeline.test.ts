@@ -92,10 +92,13 @@ describe('verify-hub serve (hub + real pipeline + workers)', () => {
     };
     const first = await send();
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ received: 1, queued: 1, duplicates: 0 });
+    expect(first.body).toEqual({ received: 1 });
     const again = await send();
-    expect(again.body).toEqual({ received: 1, queued: 0, duplicates: 1 });
-    const counts = await hub.pipeline.queues.events.getJobCounts('delayed', 'waiting', 'active', 'completed');
+    expect(again.body).toEqual({ received: 1 });
+    const metric = async () => (await request(hub.url).get('/metrics')).text;
+    await until(metric, (text) => /verify_hub_webhook_events_total\{platform="hubspot",outcome="duplicate"\} 1/.test(text));
+    expect(await metric()).toMatch(/verify_hub_webhook_events_total\{platform="hubspot",outcome="queued"\} 1\n/);
+    const counts = await hub.pipeline.queues.events.getJobCounts('delayed', 'waiting', 'active', 'completed', 'failed');
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1);
   });
 

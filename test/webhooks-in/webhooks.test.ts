@@ -3,7 +3,7 @@ import request from 'supertest';
 import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
 import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { hubspotReceiver, mailchimpReceiver } from '@verify-hub/webhooks-in';
-import { createHarness, type Harness } from './harness';
+import { createHarness, drained, until, type Harness } from './harness';
 
 const APP_SECRET = 'hubspot-app-client-secret';
 const PUBLIC_URL = 'https://hub.example.com';
@@ -52,7 +52,8 @@ describe('webhook receivers', () => {
       ]);
       const res = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body)).send(body);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ received: 3, queued: 3, duplicates: 0 });
+      expect(res.body).toEqual({ received: 3 });
+      await drained(h.hub);
       expect(h.runs.events.map((e) => [e.connectionId, e.contactId, e.kind])).toEqual([
         ['hubspot-123', '1', 'created'],
         ['hubspot-123', '2', 'email_changed'],
@@ -64,12 +65,13 @@ describe('webhook receivers', () => {
     it('acknowledges a repeated delivery without queueing it again', async () => {
       const body = JSON.stringify([hubspotEvent(123, 10), hubspotEvent(123, 11)]);
       const first = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body)).send(body);
-      expect(first.body).toEqual({ received: 2, queued: 2, duplicates: 0 });
+      expect(first.body).toEqual({ received: 2 });
       // HubSpot's retry: same events, new attempt, freshly signed.
       const retry = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body, { timestamp: Date.now() + 1 })).send(body);
       expect(retry.status).toBe(200);
-      expect(retry.body).toEqual({ received: 2, queued: 0, duplicates: 2 });
-      expect(h.runs.events).toHaveLength(2);
+      expect(retry.body).toEqual({ received: 2 });
+      await drained(h.hub);
+      expect(h.runs.events.map((e) => e.contactId)).toEqual(['10', '11']);
     });
 
     it('refuses a forged signature, a replayed delivery, an unsigned one and another URL', async () => {
@@ -86,6 +88,7 @@ describe('webhook receivers', () => {
       expect(unsigned.status).toBe(401);
       const otherUrl = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body, { uri: 'https://evil.example.com/webhooks/hubspot' })).send(body);
       expect(otherUrl.status).toBe(401);
+      await drained(h.hub);
       expect(h.runs.events).toHaveLength(0);
     });
 
@@ -108,17 +111,31 @@ describe('webhook receivers', () => {
       expect(h.runs.events).toHaveLength(0);
     });
 
-    it('answers 503 when the events cannot be queued, and takes the platform retry afterwards', async () => {
+    it('answers 503 when the delivery cannot be stored, so the platform retries', async () => {
       const body = JSON.stringify([hubspotEvent(123, 30)]);
-      h.runs.failEnqueue = true;
+      const spy = jest.spyOn(h.hub.ingest, 'accept').mockRejectedValueOnce(new Error('Connection is closed.'));
       const down = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body)).send(body);
       expect(down.status).toBe(503);
       expect(down.headers['retry-after']).toBe('30');
-      expect(down.body.code).toBe('UNAVAILABLE');
-      h.runs.failEnqueue = false;
+      expect(down.body).toEqual({ error: 'events could not be stored; retry later', code: 'UNAVAILABLE' });
+      spy.mockRestore();
       const retry = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body)).send(body);
-      expect(retry.body).toEqual({ received: 1, queued: 1, duplicates: 0 });
+      expect(retry.body).toEqual({ received: 1 });
+      await drained(h.hub);
       expect(h.runs.events.map((e) => e.contactId)).toEqual(['30']);
+    });
+
+    it('keeps accepted events while the pipeline cannot take them, and hands them over once it can', async () => {
+      const body = JSON.stringify([hubspotEvent(123, 40), hubspotEvent(123, 41)]);
+      h.runs.failEnqueue = true;
+      const res = await request(h.hub.app).post('/webhooks/hubspot').set(hubspotHeaders(body)).send(body);
+      expect(res.status).toBe(200);
+      // The forwarder's first attempt fails; BullMQ retries with backoff.
+      await until(async () => (await h.hub.ingest.queue.getJobCounts('delayed')).delayed === 1);
+      expect(h.runs.events).toHaveLength(0);
+      h.runs.failEnqueue = false;
+      await drained(h.hub);
+      expect(h.runs.events.map((e) => e.contactId)).toEqual(['40', '41']);
     });
   });
 
@@ -130,7 +147,7 @@ describe('webhook receivers', () => {
     it("answers Mailchimp's URL check (GET) and an empty POST with 200", async () => {
       const get = await request(h.hub.app).get(path);
       expect(get.status).toBe(200);
-      expect(get.body).toEqual({ received: 0, queued: 0, duplicates: 0 });
+      expect(get.body).toEqual({ received: 0 });
       const empty = await request(h.hub.app).post(path).set('content-type', 'application/x-www-form-urlencoded').send('');
       expect(empty.status).toBe(200);
     });
@@ -139,10 +156,12 @@ describe('webhook receivers', () => {
       const body = subscribe('ada@example.com');
       const res = await request(h.hub.app).post(path).set('content-type', 'application/x-www-form-urlencoded').send(body);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ received: 1, queued: 1, duplicates: 0 });
+      expect(res.body).toEqual({ received: 1 });
+      await drained(h.hub);
       expect(h.runs.events).toMatchObject([{ connectionId: 'mailchimp-us1-42', platform: 'mailchimp', kind: 'created', email: 'ada@example.com', accountId: 'list1' }]);
       const again = await request(h.hub.app).post(path).set('content-type', 'application/x-www-form-urlencoded').send(body);
-      expect(again.body).toEqual({ received: 1, queued: 0, duplicates: 1 });
+      expect(again.body).toEqual({ received: 1 });
+      await drained(h.hub);
       expect(h.runs.events).toHaveLength(1);
     });
 
@@ -161,6 +180,7 @@ describe('webhook receivers', () => {
       expect(noEmail.body.error).toBe('data[email]: missing');
       const big = await request(h.hub.app).post(path).type('form').send(`${body}&pad=${'x'.repeat(1024 * 1024)}`);
       expect(big.status).toBe(413);
+      await drained(h.hub);
       expect(h.runs.events).toHaveLength(0);
     });
   });
@@ -180,6 +200,7 @@ describe('webhook receivers', () => {
     const res = await request(h.hub.app).get('/metrics');
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/verify_hub_webhook_events_total\{platform="hubspot",outcome="queued"\} [1-9]/);
+    expect(res.text).toMatch(/verify_hub_webhook_events_total\{platform="hubspot",outcome="accepted"\} [1-9]/);
     expect(res.text).toMatch(/verify_hub_webhook_events_total\{platform="hubspot",outcome="duplicate"\} 2/);
     expect(res.text).toMatch(/verify_hub_webhook_rejected_total\{platform="hubspot",status="401"\} [1-9]/);
     expect(res.text).toMatch(/verify_hub_webhook_rejected_total\{platform="hubspot",status="413"\} 2/);

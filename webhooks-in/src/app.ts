@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { Queue } from 'bullmq';
 import { createLogger, type Logger } from '@verify-hub/core';
 import type { HubAppDeps } from './deps';
 import { requireAdminToken } from './auth';
@@ -6,6 +7,7 @@ import { errorHandler, notFound, sendError } from './http-errors';
 import { HubMetrics } from './http-metrics';
 import { requestLog } from './request-log';
 import { CompletionHookDelivery, HookStore } from './completion-hooks';
+import { WebhookIngest } from './webhook-ingest';
 import { webhookRoutes } from './routes/webhooks';
 import { runRoutes } from './routes/runs';
 import { fileRoutes } from './routes/files';
@@ -17,12 +19,13 @@ export interface HubApp {
   app: Express;
   metrics: HubMetrics;
   hooks: HookStore;
+  ingest: WebhookIngest;
   /** Absent when `delivery.enabled` is false. */
   delivery?: CompletionHookDelivery;
   logger: Logger;
   /** Readiness answers 503 from now on (first step of a graceful shutdown). */
   markClosing(): void;
-  /** Closes what the app opened itself (the completion-webhook queue and worker); not the injected deps. */
+  /** Closes what the app opened itself (the ingest and completion-webhook queues and workers); not the injected deps. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -53,7 +56,21 @@ export function createHubApp(deps: HubAppDeps): HubApp {
           logger,
         );
   delivery?.listen(deps.runs);
+  const ingest = new WebhookIngest(
+    deps.redis,
+    deps.runs,
+    {
+      queueName: deps.ingest?.queueName ?? 'verify-hub-webhook-ingest',
+      worker: deps.ingest?.worker ?? true,
+      concurrency: deps.ingest?.concurrency ?? 8,
+      attempts: deps.ingest?.attempts ?? 12,
+      backoffMs: deps.ingest?.backoffMs ?? 1000,
+    },
+    metrics,
+    logger,
+  );
   let closing = false;
+  let closed: Promise<void> | undefined;
 
   const app = express();
   app.disable('x-powered-by');
@@ -70,7 +87,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     '/webhooks',
     webhookRoutes({
       receivers: deps.webhooks ?? {},
-      runs: deps.runs,
+      ingest,
       metrics,
       logger,
       publicUrl: deps.publicUrl,
@@ -85,7 +102,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(hookRoutes(hooks));
   app.use('/api', api);
 
-  const queues = [...(deps.queues ?? []), ...(delivery ? [delivery.deliveryQueue] : [])];
+  const queues = [...(deps.queues ?? []), ingest.queue as Queue, ...(delivery ? [delivery.deliveryQueue] : [])];
   if (queues.length) app.use(QUEUE_UI_PATH, requireAdminToken(deps.adminToken, { browser: true }), queueBoard(queues, QUEUE_UI_PATH));
   else app.use(QUEUE_UI_PATH, requireAdminToken(deps.adminToken, { browser: true }), (_req, res) => sendError(res, 404, 'NOT_FOUND', 'no queues to show'));
 
@@ -101,14 +118,17 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     app,
     metrics,
     hooks,
+    ingest,
     delivery,
     logger,
     markClosing: () => {
       closing = true;
     },
-    close: async () => {
-      closing = true;
-      await delivery?.close();
-    },
+    close: () =>
+      (closed ??= (async () => {
+        closing = true;
+        await ingest.close();
+        await delivery?.close();
+      })()),
   };
 }

@@ -110,6 +110,7 @@ export class CompletionHookDelivery {
     const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
     this.connections = [queueConnection, workerConnection];
     this.queue = new Queue<DeliveryJob>(options.queueName, { connection: queueConnection });
+    this.queue.on('error', (error) => this.logger.error({ err: error }, 'completion webhook queue error'));
     this.worker = new Worker<DeliveryJob>(options.queueName, (job) => this.deliver(job), { connection: workerConnection, concurrency: 10 });
     this.worker.on('failed', (job, error) => {
       const last = job && job.attemptsMade >= (job.opts.attempts ?? 1);

@@ -13,7 +13,7 @@ export class HubMetrics {
   });
   readonly webhookEvents = new Counter({
     name: 'verify_hub_webhook_events_total',
-    help: 'Webhook events received, by platform and outcome (queued, duplicate)',
+    help: 'Webhook events by platform and outcome: accepted (stored at receipt), then queued or duplicate (handed to the pipeline)',
     labelNames: ['platform', 'outcome'] as const,
     registers: [this.registry],
   });

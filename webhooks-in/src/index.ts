@@ -8,3 +8,4 @@ export { safeEqual } from './auth';
 export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
 export { UPLOAD_EXTENSIONS } from './routes/files';
 export * from './webhook-receivers';
+export * from './webhook-ingest';

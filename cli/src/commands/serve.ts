@@ -110,6 +110,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     logger,
     keyPrefix: `${prefix}:hub:`,
     delivery: { queueName: `${prefix}-hook-deliveries`, ...options.delivery },
+    ingest: { queueName: `${prefix}-webhook-ingest` },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
   });

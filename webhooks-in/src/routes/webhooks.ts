@@ -1,8 +1,8 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { WebhookRejectedError, type ContactEvent, type Logger, type RawWebhookRequest } from '@verify-hub/core';
-import type { RunService } from '@verify-hub/sync-jobs';
 import type { ReceiverRoute, WebhookReceiver } from '../deps';
+import type { WebhookIngest } from '../webhook-ingest';
 import type { HubMetrics } from '../http-metrics';
 import { HttpError, sendError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -14,7 +14,7 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export interface WebhookRoutesOptions {
   receivers: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
-  runs: RunService;
+  ingest: WebhookIngest;
   metrics: HubMetrics;
   logger: Logger;
   publicUrl?: string;
@@ -30,7 +30,7 @@ function rawRequest(req: Request, publicUrl: string | undefined): RawWebhookRequ
 
 /**
  * The platform receivers. Each delivery is checked by the platform's parser (signature, age, shape),
- * its events are handed to the pipeline (which drops repeats), and the answer goes back at once: no verification here.
+ * its events are stored in one Redis write (then handed to the pipeline, which drops repeats), and the answer goes back at once: no verification here.
  */
 export function webhookRoutes(options: WebhookRoutesOptions): Router {
   const router = Router();
@@ -51,22 +51,20 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
       throw error;
     }
 
-    // RunService.enqueueEvent is the one place deliveries are deduplicated (by the event's dedupeKey, per
-    // connection) and queued work is coalesced per contact: a repeat answers { queued: false }.
-    let results: { queued: boolean }[];
-    try {
-      results = await Promise.all(events.map((event) => options.runs.enqueueEvent({ ...event, connectionId: receiver.connectionIdFor(event, route) })));
-    } catch (error) {
-      // Nothing accepted may be lost: ask the platform to retry; events queued already are dropped as repeats then.
-      options.logger.error({ err: error, platform, events: events.length }, 'could not queue webhook events');
-      res.set('Retry-After', '30');
-      return sendError(res, 503, 'UNAVAILABLE', 'events could not be queued; retry later');
+    // One durable write for the whole delivery, then the answer: the forwarder hands the events to
+    // RunService.enqueueEvent (the one place repeats are dropped) outside the request.
+    if (events.length) {
+      try {
+        await options.ingest.accept(platform, events.map((event) => ({ ...event, connectionId: receiver.connectionIdFor(event, route) })));
+      } catch (error) {
+        // Nothing accepted may be lost: ask the platform to retry.
+        options.logger.error({ err: error, platform, events: events.length }, 'could not store webhook events');
+        res.set('Retry-After', '30');
+        return sendError(res, 503, 'UNAVAILABLE', 'events could not be stored; retry later');
+      }
+      options.metrics.webhookEvents.inc({ platform, outcome: 'accepted' }, events.length);
     }
-    const queued = results.filter((r) => r.queued).length;
-    const duplicates = events.length - queued;
-    if (queued) options.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, queued);
-    if (duplicates) options.metrics.webhookEvents.inc({ platform, outcome: 'duplicate' }, duplicates);
-    res.status(200).json({ received: events.length, queued, duplicates });
+    res.status(200).json({ received: events.length });
   };
 
   const countOversize: express.ErrorRequestHandler = (error, req, _res, next) => {

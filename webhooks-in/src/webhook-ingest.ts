@@ -1,0 +1,83 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ContactEvent, Logger } from '@verify-hub/core';
+import type { RunService } from '@verify-hub/sync-jobs';
+import type { HubMetrics } from './http-metrics';
+
+type RoutedEvent = ContactEvent & { connectionId: string };
+
+interface IngestJob {
+  platform: string;
+  events: RoutedEvent[];
+}
+
+export interface IngestOptions {
+  queueName: string;
+  /** Forward deliveries in this process (default true); false leaves it to another hub instance. */
+  worker: boolean;
+  concurrency: number;
+  attempts: number;
+  backoffMs: number;
+}
+
+/**
+ * Accepted webhook deliveries, one BullMQ job per delivery. The receiver's answer waits for one Redis
+ * write whatever the batch size; a forwarder hands each event to `RunService.enqueueEvent` (the one
+ * place repeats are dropped and work is coalesced per contact), with BullMQ's retries when the
+ * pipeline cannot take them yet. Forwarding twice is harmless: enqueueEvent drops the repeat.
+ */
+export class WebhookIngest {
+  readonly queue: Queue<IngestJob>;
+  private worker?: Worker<IngestJob>;
+  private readonly connections: Redis[] = [];
+
+  constructor(
+    redis: Redis,
+    private readonly runs: RunService,
+    private readonly options: IngestOptions,
+    private readonly metrics: HubMetrics,
+    private readonly logger: Logger,
+  ) {
+    const queueConnection = redis.duplicate();
+    this.connections.push(queueConnection);
+    this.queue = new Queue<IngestJob>(options.queueName, { connection: queueConnection });
+    this.queue.on('error', (error) => this.logger.error({ err: error }, 'webhook ingest queue error'));
+    if (options.worker) {
+      const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+      this.connections.push(workerConnection);
+      this.worker = new Worker<IngestJob>(options.queueName, (job) => this.forward(job), { connection: workerConnection, concurrency: options.concurrency });
+      this.worker.on('failed', (job, error) => this.logger.warn({ platform: job?.data.platform, events: job?.data.events.length, attempt: job?.attemptsMade, reason: error.message }, 'webhook events not handed to the pipeline yet'));
+      this.worker.on('error', (error) => this.logger.error({ err: error }, 'webhook ingest worker error'));
+    }
+  }
+
+  /** Stores a delivery's events durably; resolves once Redis has them. */
+  async accept(platform: string, events: RoutedEvent[]): Promise<void> {
+    await this.queue.add(platform, { platform, events }, {
+      attempts: this.options.attempts,
+      backoff: { type: 'exponential', delay: this.options.backoffMs, jitter: 0.5 },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+  }
+
+  private async forward(job: Job<IngestJob>): Promise<void> {
+    const results = await Promise.all(job.data.events.map((event) => this.runs.enqueueEvent(event)));
+    const queued = results.filter((r) => r.queued).length;
+    const platform = job.data.platform;
+    if (queued) this.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, queued);
+    if (results.length - queued) this.metrics.webhookEvents.inc({ platform, outcome: 'duplicate' }, results.length - queued);
+  }
+
+  /** Deliveries not yet handed to the pipeline (waiting, delayed for a retry, or in progress). */
+  async backlog(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}
