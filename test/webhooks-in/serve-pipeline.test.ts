@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '@verify-hub/core';
 import { SyncPipeline } from '@verify-hub/sync-jobs';
+import { Queue } from 'bullmq';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
@@ -43,14 +44,23 @@ describe('verify-hub serve (hub + real pipeline + workers)', () => {
       HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
       HUB_UPLOAD_DIR: uploadDir,
       LOG_LEVEL: 'silent',
+      VERIFY_HUB_REDIS_PREFIX: prefix,
     });
-    hub = await startServe(config, { port: 0, host: '127.0.0.1', prefix, logger: silentLogger });
+    hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
   });
   afterAll(async () => {
     await hub.close();
-    // The hub closed its pipeline's connections: a fresh pipeline over the same prefix deletes its keys.
+    // The hub closed its pipeline's connections: a fresh pipeline over the same prefix deletes its keys,
+    // and the hub's own queues (ingest, deliveries) go with their handles.
     const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix, logger: silentLogger });
     await cleanup.purge();
+    for (const name of [`${prefix}-webhook-ingest`, `${prefix}-hook-deliveries`]) {
+      const queue = new Queue(name, { connection: cleanup.redis });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    const hubKeys = await cleanup.redis.keys(`${prefix}:hub:*`);
+    if (hubKeys.length) await cleanup.redis.del(...hubKeys);
     await cleanup.close();
     await engine.stop();
     rmSync(uploadDir, { recursive: true, force: true });
@@ -62,9 +72,7 @@ describe('verify-hub serve (hub + real pipeline + workers)', () => {
     expect(res.body.checks).toEqual({ redis: true, workers: true });
   });
 
-  // The cleaned-file download itself is covered in files.test.ts: the pipeline's chunk workers write
-  // file runs through separate connector instances and do not produce the connector's output file yet.
-  it('runs an uploaded file through the queues to completion with a per-record report', async () => {
+  it('cleans an uploaded file through the queues: cleaned file, removed rows and per-record report', async () => {
     const csv = 'email,name\nada@example.com,Ada\ninvalid.x@example.com,X\nbob@example.org,Bob\n';
     const upload = await request(hub.url).post('/api/files').set(auth).attach('file', Buffer.from(csv), 'list.csv');
     expect(upload.status).toBe(202);
@@ -75,6 +83,13 @@ describe('verify-hub serve (hub + real pipeline + workers)', () => {
       (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status),
     );
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 3 }, progress: { percent: 100 } });
+    const cleaned = await request(hub.url).get(`/api/runs/${runId}/files/cleaned`).set(auth).buffer(true);
+    expect(cleaned.status).toBe(200);
+    const rows = cleaned.text.trim().split(/\r?\n/);
+    expect(rows[0]!.startsWith('email,name,')).toBe(true);
+    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(['ada@example.com', 'bob@example.org']);
+    const removed = await request(hub.url).get(`/api/runs/${runId}/files/removed`).set(auth).buffer(true);
+    expect(removed.text).toContain('invalid.x@example.com');
     const report = await request(hub.url).get(`/api/runs/${runId}/report.csv`).set(auth);
     expect(report.status).toBe(200);
     const lines = report.text.trim().split('\n');

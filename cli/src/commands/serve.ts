@@ -1,23 +1,12 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import {
-  ConfigError,
-  EngineClient,
-  SecretBox,
-  createLogger,
-  loadConfig,
-  type Config,
-  type ConnectionStore,
-  type Logger,
-  type Verifier,
-} from '@verify-hub/core';
-import { LocalEngine } from '@verify-hub/engine';
-import { fileConnectorFactory } from '@verify-hub/connector-file';
-import { hubspotConnectorFactory, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
-import { mailchimpConnectorFactory, parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
+import { ConfigError, SecretBox, createLogger, loadConfig, type Config, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
+import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
-import { ConnectorRegistry, Keys, RedisConnectionStore, SyncPipeline, createRedis, metricsRegistry, type SyncWorkers } from '@verify-hub/sync-jobs';
+import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+import { pipelineFromConfig } from '../pipeline-from-config';
 
 export interface ServeOptions {
   port?: number;
@@ -25,10 +14,6 @@ export interface ServeOptions {
   /** Run the sync workers in this process too (default true; `--no-workers` for HTTP-only instances). */
   workers?: boolean;
   logger?: Logger;
-  /** Replaces the engine chosen from the config (tests). */
-  verifier?: Verifier;
-  /** Key and queue prefix of the pipeline (default `vh`; tests use their own). */
-  prefix?: string;
   /** Completion-webhook delivery settings (tests shorten the backoff). */
   delivery?: HubAppDeps['delivery'];
 }
@@ -38,15 +23,6 @@ export interface RunningHub {
   server: HubServer;
   pipeline: SyncPipeline;
   close(): Promise<void>;
-}
-
-/** The engine the workers use: ENGINE_URL when set, else the local engine in-process (the embedded default). */
-function engineFor(config: Config): Verifier {
-  if (config.ENGINE_URL) {
-    if (!config.ENGINE_API_KEY) throw new ConfigError('ENGINE_API_KEY', 'is required with ENGINE_URL');
-    return new EngineClient({ baseUrl: config.ENGINE_URL, apiKey: config.ENGINE_API_KEY, timeoutMs: config.ENGINE_TIMEOUT_MS });
-  }
-  return new LocalEngine();
 }
 
 /** The Mailchimp receiver's per-connection secret: kept sealed with the connection's credentials. */
@@ -65,23 +41,15 @@ function mailchimpSecrets(connections: ConnectionStore | undefined) {
  */
 export async function startServe(config: Config, options: ServeOptions = {}): Promise<RunningHub> {
   const logger = options.logger ?? createLogger({ name: 'hub', level: config.LOG_LEVEL });
-  const box = config.HUB_SECRET_KEY ? new SecretBox(config.HUB_SECRET_KEY) : undefined;
   if (!config.HUB_ADMIN_TOKEN) logger.warn('HUB_ADMIN_TOKEN is not set: the admin API and queue UI answer 503');
-  if (!box) logger.warn('HUB_SECRET_KEY is not set: platform connections and file uploads are unavailable');
+  if (!config.HUB_SECRET_KEY) logger.warn('HUB_SECRET_KEY is not set: platform connections and file uploads are unavailable');
 
-  const prefix = options.prefix ?? 'vh';
-  const keys = new Keys(prefix);
+  // The same pipeline as `verify-hub worker` (prefix, connectors, engine, limits), so both share the queues.
+  const { pipeline } = await pipelineFromConfig({ withEngine: options.workers !== false, config });
+  const prefix = config.VERIFY_HUB_REDIS_PREFIX;
   const redis = createRedis(config.REDIS_URL);
-  const connections = box ? new RedisConnectionStore(redis, keys, box) : undefined;
-  const connectors = new ConnectorRegistry().register('file', fileConnectorFactory).register('hubspot', hubspotConnectorFactory).register('mailchimp', mailchimpConnectorFactory);
-  const pipeline = new SyncPipeline({
-    redisUrl: config.REDIS_URL,
-    prefix,
-    verifier: options.verifier ?? engineFor(config),
-    connectors,
-    connections,
-    logger: logger.child({ component: 'sync-jobs' }),
-  });
+  const connections = pipeline.connections;
+  const box = config.HUB_SECRET_KEY ? new SecretBox(config.HUB_SECRET_KEY) : undefined;
 
   let workers: SyncWorkers | undefined;
   if (options.workers !== false) workers = pipeline.startWorkers();
@@ -109,8 +77,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
     logger,
     keyPrefix: `${prefix}:hub:`,
-    delivery: { queueName: `${prefix}-hook-deliveries`, ...options.delivery },
-    ingest: { queueName: `${prefix}-webhook-ingest` },
+    // BullMQ queue names may not hold ':'.
+    delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
+    ingest: { queueName: `${prefix.replace(/:/g, '-')}-webhook-ingest` },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
   });
