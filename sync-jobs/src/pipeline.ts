@@ -211,13 +211,21 @@ export class SyncPipeline implements RunService {
     if (!event.connectionId) throw new InputError('connectionId', 'is required');
     if (!event.contactId) throw new InputError('contactId', 'is required');
     // A delivery seen before (same dedupeKey) is dropped for a day; a contact already waiting is coalesced.
-    const dedupe = await this.redis.set(this.keys.eventGate(`d:${hash(event.connectionId + '\n' + event.dedupeKey)}`), '1', 'PX', 86_400_000, 'NX');
+    const deliveryGate = this.keys.eventGate(`d:${hash(event.connectionId + '\n' + event.dedupeKey)}`);
+    const dedupe = await this.redis.set(deliveryGate, '1', 'PX', 86_400_000, 'NX');
     if (dedupe !== 'OK') return { queued: false };
     const contactKey = hash(`${event.connectionId}\n${event.contactId}`);
-    const gate = await this.redis.set(this.keys.eventGate(`c:${contactKey}`), '1', 'PX', this.opts.eventCoalesceMs, 'NX');
+    const contactGate = this.keys.eventGate(`c:${contactKey}`);
+    const gate = await this.redis.set(contactGate, '1', 'PX', this.opts.eventCoalesceMs, 'NX');
     if (gate !== 'OK') return { queued: false };
     const data: EventJobData = { event };
-    await this.queues.events.add('event', data, { jobId: `evt-${contactKey}-${Date.now()}`, delay: this.opts.eventCoalesceMs, ...this.jobDefaults() });
+    try {
+      await this.queues.events.add('event', data, { jobId: `evt-${contactKey}-${Date.now()}`, delay: this.opts.eventCoalesceMs, ...this.jobDefaults() });
+    } catch (error) {
+      // Not queued: open both gates again, so the caller's retry is not taken for a duplicate and lost.
+      await this.redis.del(deliveryGate, contactGate).catch(() => undefined);
+      throw error;
+    }
     return { queued: true };
   }
 

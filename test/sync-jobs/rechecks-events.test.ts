@@ -94,6 +94,22 @@ describe('webhook events', () => {
   });
 });
 
+describe('webhook events that cannot be queued', () => {
+  it('are not taken for duplicates when the caller retries', async () => {
+    const t = await setup({ size: 10, pageSize: 10 });
+    try {
+      const event = { platform: 'fake', kind: 'created', accountId: 'a', connectionId: 'fake-1', contactId: 'c1', dedupeKey: 'once', occurredAt: Date.now() };
+      const add = jest.spyOn(t.pipeline.queues.events, 'add').mockRejectedValueOnce(new Error('Redis write failed'));
+      await expect(t.pipeline.enqueueEvent(event)).rejects.toThrow('Redis write failed');
+      expect(await t.pipeline.enqueueEvent(event)).toEqual({ queued: true });
+      expect(add).toHaveBeenCalledTimes(2);
+      expect(await t.pipeline.queues.events.getJobCounts('delayed')).toEqual({ delayed: 1 });
+    } finally {
+      await t.done();
+    }
+  });
+});
+
 describe('recurring runs', () => {
   it('are BullMQ job schedulers; a bad cron pattern is refused naming the field', async () => {
     const t = await setup({ size: 1 });
