@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BENCH_NODE_ARGS } from './node-args';
 
 const only = process.argv.slice(2);
 const files = readdirSync(__dirname)
@@ -20,12 +21,8 @@ if (files.length === 0) {
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const run = spawnSync(process.execPath, ['--expose-gc', ...benchNodeArgs(), join(__dirname, file)], { stdio: 'inherit', env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', 'tsconfig.json') } });
+  const run = spawnSync(process.execPath, ['--expose-gc', ...BENCH_NODE_ARGS, join(__dirname, file)], { stdio: 'inherit', env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', 'tsconfig.json') } });
   if (run.status !== 0) failed++;
 }
 process.exit(failed === 0 ? 0 : 1);
 
-/** How a bench (or a child process a bench spawns) runs TypeScript from source. */
-export function benchNodeArgs(): string[] {
-  return ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'];
-}

@@ -14,6 +14,7 @@ import { ConnectorRegistry, RedisVerificationCache, SyncPipeline, runInProcess, 
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeSource, InProcessFakeVerifier } from '../test/fakes/source';
 import { ensureRedis } from '../test/setup/redis';
+import { BENCH_NODE_ARGS } from './node-args';
 
 const silent = createLogger({ level: 'silent' });
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
@@ -168,7 +169,7 @@ async function unchangedResync(redisUrl: string): Promise<void> {
 
 /** The memory measurement again in a fresh process with a capped old space, as a deployment would run it. */
 function peakRssCapped(): void {
-  const run = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=96', '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', __filename, '--memory-only'], { stdio: 'inherit', env: process.env, timeout: 240_000 });
+  const run = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=96', ...BENCH_NODE_ARGS, __filename, '--memory-only'], { stdio: 'inherit', env: process.env, timeout: 240_000 });
   if (run.status !== 0) console.log(`   (capped run ended with status ${run.status})`);
 }
 

@@ -25,6 +25,7 @@ import { ConnectorRegistry, Keys, RedisConnectionStore, SyncPipeline, createRedi
 import { createHubApp, hubspotReceiver, startHubServer } from '@verify-hub/webhooks-in';
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeHubSpot } from '../test/fakes/hubspot/fake-hubspot';
+import { BENCH_NODE_ARGS } from './node-args';
 
 const SECRET = 'bench-hubspot-app-secret';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -34,7 +35,6 @@ const CONNECTIONS = 16;
 const GOAL_RATE = 30;
 const silent = createLogger({ level: 'silent' });
 /** As bench/run.ts runs benches (importing run.ts would start every bench: it has no main guard). */
-const TS_NODE_ARGS = ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'];
 
 // ------------------------------------------------------------------ the server process
 
@@ -114,7 +114,7 @@ function line(name: string, r: autocannon.Result): { eventsPerSecond: number; p9
 }
 
 async function ingest(): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, [...TS_NODE_ARGS, __filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+  const child: ChildProcess = spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
   const lines: string[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
