@@ -120,7 +120,7 @@ function printSummary(summary: FileSummary, result: InProcessRunResult, ms: numb
     `Cleaned ${summary.rows} rows of ${file} in ${(ms / 1000).toFixed(1)} s`,
     ...RISKS.map((r) => `  ${r.padEnd(8)} ${String(summary.counts[r]).padStart(width)}`),
     `  removed  ${String(summary.removed).padStart(width)} rows (${removed.join(', ')})`,
-    `  credits  ${String(summary.credits).padStart(width)}${local ? ' (the local engine charges nothing)' : ''}`,
+    `  credits  ${String(summary.credits).padStart(width)}${local ? ' (billable results; the local engine charges nothing for them)' : ''}`,
   ];
   const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
   if (summary.duplicateRows) lines.push(`  ${rows(summary.duplicateRows)} repeat${summary.duplicateRows === 1 ? 's' : ''} an earlier address (verified once)`);
