@@ -20,3 +20,9 @@ export function riskList(allowed: readonly string[]) {
     return [...new Set([...previous, ...risks])];
   };
 }
+
+export function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('must be a whole number from 0 to 65535');
+  return n;
+}

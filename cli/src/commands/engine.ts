@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, createLogger, loadConfig, type Config } from '@verify-hub/core';
 import { DEFAULT_LIMITS, engineOptionsFromConfig, openKeyStore, startEngineServer, type KeyStore } from '@verify-hub/engine';
+import { untilSignal } from '../until-signal';
 
 /**
  * `verify-hub engine [--port N] [--host H]` serves the local engine's HTTP API (engine/README.md);
@@ -45,15 +46,7 @@ export function register(program: Command): void {
         logger: log,
       });
       log.info({ url: server.url }, 'engine API listening; create a key with `verify-hub engine keys create --name <name>`');
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void server.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilSignal(() => server.close());
     });
 
   const keys = engine.command('keys').description('Manage the engine API keys (stored in Redis as SHA-256 hashes)');

@@ -1,17 +1,13 @@
 import type { Command } from 'commander';
 import { ConfigError, createLogger, HOSTED_ENGINE_URL, loadConfig } from '@verify-hub/core';
 import { runMcpStdio, startMcpHttpServer } from '@verify-hub/mcp';
+import { portNumber } from '../options';
+import { untilSignal } from '../until-signal';
 
 interface McpCommandOptions {
   stdio?: boolean;
-  port?: string;
+  port?: number;
   host: string;
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', 'must be a whole number from 0 to 65535');
-  return port;
 }
 
 /**
@@ -24,7 +20,7 @@ export function register(program: Command): void {
     .command('mcp')
     .description('Serve the email-verification tools to AI assistants (Model Context Protocol)')
     .option('--stdio', 'speak MCP over stdin/stdout, for code tools that start the server themselves (key: ENGINE_API_KEY)')
-    .option('--port <n>', 'serve Streamable HTTP at http://HOST:PORT/mcp (default: PORT, 8080); callers send X-API-Key')
+    .option('--port <n>', 'serve Streamable HTTP at http://HOST:PORT/mcp (default: PORT, 8080); callers send X-API-Key', portNumber)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .action(async (opts: McpCommandOptions) => {
       const config = loadConfig(process.env);
@@ -36,18 +32,10 @@ export function register(program: Command): void {
         await runMcpStdio({ apiKey: config.ENGINE_API_KEY, engineUrl, concurrency });
         return;
       }
-      const port = opts.port === undefined ? config.PORT : parsePort(opts.port);
+      const port = opts.port ?? config.PORT;
       const log = createLogger({ level: config.LOG_LEVEL });
       const server = await startMcpHttpServer({ port, host: opts.host, engineUrl, concurrency });
       log.info({ url: server.url, engine: engineUrl }, 'MCP server listening');
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void server.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilSignal(() => server.close());
     });
 }

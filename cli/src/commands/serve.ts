@@ -1,12 +1,14 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, SecretBox, createLogger, loadConfig, type Config, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { SecretBox, createLogger, loadConfig, type Config, type ConnectionStore, type Logger } from '@verify-hub/core';
 import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
 import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
 import { pipelineFromConfig } from '../pipeline-from-config';
+import { portNumber } from '../options';
+import { untilSignal } from '../until-signal';
 
 export interface ServeOptions {
   port?: number;
@@ -109,30 +111,16 @@ function trustProxySetting(value: string | undefined): boolean | number | string
   return value;
 }
 
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', 'must be a whole number from 0 to 65535');
-  return port;
-}
-
 export function register(program: Command): void {
   program
     .command('serve')
     .description('Run the hub service (webhooks, admin API, health, metrics, queue UI) and the sync workers in one process')
-    .option('--port <n>', 'port to listen on (default: PORT, 8080)')
+    .option('--port <n>', 'port to listen on (default: PORT, 8080)', portNumber)
     .option('--host <address>', 'address to listen on (default: HUB_HOST, 0.0.0.0)')
     .option('--no-workers', 'serve HTTP only; run workers elsewhere with `verify-hub worker`')
-    .action(async (opts: { port?: string; host?: string; workers: boolean }) => {
+    .action(async (opts: { port?: number; host?: string; workers: boolean }) => {
       const config = loadConfig(process.env);
-      const running = await startServe(config, { port: opts.port === undefined ? undefined : parsePort(opts.port), host: opts.host, workers: opts.workers });
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void running.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      const running = await startServe(config, { port: opts.port, host: opts.host, workers: opts.workers });
+      await untilSignal(() => running.close());
     });
 }
