@@ -50,3 +50,44 @@ test('mailchimp setup without MAILCHIMP_API_KEY names the variable', async () =>
   delete process.env.MAILCHIMP_API_KEY;
   await expect(run(['mailchimp', 'setup', '--list', 'cliList'])).rejects.toThrow(/^MAILCHIMP_API_KEY: is required/);
 });
+
+test('mailchimp connect stores a sealed connection with a webhook secret that the webhook parser accepts', async () => {
+  const { randomUUID } = await import('node:crypto');
+  const { SecretBox } = await import('@verify-hub/core');
+  const { Keys, RedisConnectionStore, createRedis } = await import('@verify-hub/sync-jobs');
+  const { parseWebhook, mailchimpConnectorFactory } = await import('@verify-hub/connector-mailchimp');
+  const { createLocalLimiter } = await import('@verify-hub/core');
+  const prefix = `vhtest-${randomUUID().slice(0, 8)}`;
+  const secretKey = 's'.repeat(40);
+  Object.assign(process.env, { MAILCHIMP_API_KEY: KEY, MAILCHIMP_API_BASE: fake.apiBase, HUB_SECRET_KEY: secretKey, VERIFY_HUB_REDIS_PREFIX: prefix, HUB_PUBLIC_URL: 'https://hub.example.com/' });
+  const redis = createRedis(process.env.REDIS_URL!);
+  try {
+    const out = await run(['mailchimp', 'connect', '--list', 'cliList']);
+    expect(out).toContain('stored connection mailchimp-us4-cliList');
+    expect(out).not.toContain(KEY);
+    const url = /https:\/\/hub\.example\.com\/webhooks\/mailchimp\/mailchimp-us4-cliList\/([A-Za-z0-9_-]{32})/.exec(out);
+    expect(url).not.toBeNull();
+
+    const raw = JSON.stringify(await redis.hgetall(new Keys(prefix).connection('mailchimp-us4-cliList')));
+    expect(raw).toContain('credentials'); // the record is there, sealed
+    expect(raw).not.toContain(KEY);
+    expect(raw).not.toContain(url![1]);
+    const record = (await new RedisConnectionStore(redis, new Keys(prefix), new SecretBox(secretKey)).get('mailchimp-us4-cliList'))!;
+    expect(record).toMatchObject({ platform: 'mailchimp', settings: { listId: 'cliList' }, credentials: { apiKey: KEY, webhookSecret: url![1] } });
+
+    // the stored connection works for a sync, and its secret for the webhook URL printed
+    const connector = mailchimpConnectorFactory(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined });
+    await expect(connector.ensureSchema()).resolves.toMatchObject({ created: [] });
+    const body = Buffer.from('type=subscribe&fired_at=2026-11-21+10%3A00%3A00&data%5Bemail%5D=new%40example.com&data%5Blist_id%5D=cliList&data%5Bid%5D=abc');
+    const request = { method: 'POST', url: url![0], headers: { 'content-type': 'application/x-www-form-urlencoded' }, body };
+    expect(parseWebhook(request, url![1], String(record.credentials.webhookSecret))).toHaveLength(1);
+    expect(() => parseWebhook(request, 'wrong-secret', String(record.credentials.webhookSecret))).toThrow();
+
+    await expect(run(['mailchimp', 'connect', '--list', 'bad list!'])).rejects.toThrow(/^--list: /);
+  } finally {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    for (const name of ['HUB_SECRET_KEY', 'VERIFY_HUB_REDIS_PREFIX', 'HUB_PUBLIC_URL']) delete process.env[name];
+  }
+});

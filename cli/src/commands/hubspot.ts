@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { ConfigError, SecretBox, createLocalLimiter, loadConfig, type Config, type ConnectionRecord, type ConnectorDeps, type SchemaReport } from '@verify-hub/core';
+import { ConfigError, createLocalLimiter, loadConfig, type ConnectionRecord, type ConnectorDeps, type SchemaReport } from '@verify-hub/core';
 import { DEFAULT_API_BASE, HubSpotConnector, RATE_TIERS, hubspotInstallUrl, privateAppConnection, type RateTier } from '@verify-hub/connector-hubspot';
-import { Keys, RedisConnectionStore, createRedis, createRedisLimiterFactory } from '@verify-hub/sync-jobs';
+import { createRedisLimiterFactory } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
+import { openConnectionStore } from '../stored-connections';
 
 interface SetupOptions {
   connection?: string;
@@ -19,14 +20,6 @@ const standaloneDeps: ConnectorDeps = {
   saveCredentials: async () => undefined,
 };
 
-/** The stored connections (sealed with HUB_SECRET_KEY) and the limiters shared with running workers. */
-function openStore(config: Config) {
-  const box = new SecretBox(config.HUB_SECRET_KEY);
-  const redis = createRedis(config.REDIS_URL);
-  const keys = new Keys();
-  return { redis, keys, store: new RedisConnectionStore(redis, keys, box) };
-}
-
 export function printSchemaReport(report: SchemaReport, print: (line: string) => void = console.log): void {
   print(report.created.length ? `created: ${report.created.join(', ')}` : 'created: nothing (everything was already there)');
   if (report.existing.length) print(`already there: ${report.existing.join(', ')}`);
@@ -37,7 +30,7 @@ async function setup(opts: SetupOptions): Promise<void> {
   const config = loadConfig(process.env);
   let report: SchemaReport;
   if (opts.connection) {
-    const { redis, keys, store } = openStore(config);
+    const { redis, keys, store } = openConnectionStore(config);
     try {
       const record = await store.get(opts.connection);
       if (!record || record.platform !== 'hubspot') throw new ConfigError('--connection', `no HubSpot connection named ${opts.connection}`);
@@ -66,7 +59,7 @@ async function connect(opts: ConnectOptions): Promise<void> {
   const record: ConnectionRecord = await privateAppConnection({ accessToken: config.HUBSPOT_ACCESS_TOKEN, apiBase: config.HUBSPOT_API_BASE, label: opts.label, rateTier: opts.tier });
   // The default API base is not stored, so the connection follows HUBSPOT_API_BASE if it is set later.
   if (record.settings?.apiBase === DEFAULT_API_BASE) delete record.settings.apiBase;
-  const { redis, store } = openStore(config);
+  const { redis, store } = openConnectionStore(config);
   try {
     await store.save(record);
   } finally {

@@ -1,7 +1,45 @@
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ConfigError, createLocalLimiter, loadConfig, type ConnectionRecord } from '@verify-hub/core';
-import { MailchimpConnector } from '@verify-hub/connector-mailchimp';
+import { MailchimpConnector, dataCenterFromApiKey } from '@verify-hub/connector-mailchimp';
 import { EXIT } from '../command';
+import { openConnectionStore } from '../stored-connections';
+
+interface ConnectOptions {
+  list: string;
+  label?: string;
+}
+
+/**
+ * Stores MAILCHIMP_API_KEY and an audience as connection `mailchimp-<dc>-<list>` for `verify-hub sync`,
+ * with a new random webhook secret. Mailchimp signs nothing, so the secret lives in the webhook URL:
+ * it is printed once here, for the user to paste into Audience > Settings > Webhooks.
+ */
+async function connect(opts: ConnectOptions): Promise<void> {
+  const config = loadConfig(process.env);
+  if (!config.MAILCHIMP_API_KEY) throw new ConfigError('MAILCHIMP_API_KEY', 'is required: the API key to store');
+  if (!/^[A-Za-z0-9]+$/.test(opts.list)) throw new ConfigError('--list', 'must be an audience id (letters and digits)');
+  const dc = dataCenterFromApiKey(config.MAILCHIMP_API_KEY);
+  const webhookSecret = randomBytes(24).toString('base64url');
+  const record: ConnectionRecord = {
+    id: `mailchimp-${dc}-${opts.list}`,
+    platform: 'mailchimp',
+    label: opts.label ?? `Mailchimp ${dc} audience ${opts.list}`,
+    createdAt: new Date().toISOString(),
+    credentials: { apiKey: config.MAILCHIMP_API_KEY, webhookSecret },
+    settings: { listId: opts.list, ...(config.MAILCHIMP_API_BASE ? { apiBase: config.MAILCHIMP_API_BASE } : {}) },
+  };
+  const { redis, store } = openConnectionStore(config);
+  try {
+    await store.save(record);
+  } finally {
+    redis.disconnect();
+  }
+  const base = (config.HUB_PUBLIC_URL ?? `http://<your hub>:${config.PORT}`).replace(/\/+$/, '');
+  console.log(`stored connection ${record.id} (${record.label})`);
+  console.log(`webhook URL for Mailchimp (shown once; untick "by the API"): ${base}/webhooks/mailchimp/${record.id}/${webhookSecret}`);
+  console.log(`then: verify-hub mailchimp setup --list ${opts.list} && verify-hub sync mailchimp --connection ${record.id}`);
+}
 
 interface SetupOptions {
   list: string;
@@ -15,6 +53,12 @@ interface SetupOptions {
  */
 export function register(program: Command): void {
   const mailchimp = program.command('mailchimp').description('Mailchimp audiences: set up the verification merge fields');
+  mailchimp
+    .command('connect')
+    .description('Store MAILCHIMP_API_KEY and an audience as a connection for sync, worker and serve (needs HUB_SECRET_KEY, REDIS_URL)')
+    .requiredOption('--list <id>', 'the audience (list) id, as shown in Audience > Settings')
+    .option('--label <text>', 'a name to show for the connection')
+    .action(connect);
   mailchimp
     .command('setup')
     .description('Create the EVRISK, EVSCORE and EVDATE merge fields in an audience (safe to run again)')
