@@ -57,13 +57,7 @@ export class KeyStore {
     const key = `${keyPrefix}_${randomBytes(32).toString('base64url')}`;
     const hash = hashKey(key).toString('hex');
     const record: KeyRecord = { id: randomUUID(), account, name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, keyPrefix.length + 5)}…` };
-    await this.redis
-      .multi()
-      .hset(`${this.prefix}key:${hash}`, { ...record, revokedAt: '', hash })
-      .hset(`${this.prefix}keys`, record.id, hash)
-      .hsetnx(`${this.prefix}account:${account}`, 'ratePerSecond', String(this.defaults.ratePerSecond))
-      .hsetnx(`${this.prefix}account:${account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
-      .exec();
+    await this.storeKey(hash, record);
     return { key, record };
   }
 
@@ -79,14 +73,19 @@ export class KeyStore {
     if (existing) return { record: existing, created: false };
     const account = input.account ?? 'default';
     const record: KeyRecord = { id: randomUUID(), account, name: input.name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, 4)}…` };
+    await this.storeKey(hash, record);
+    return { record, created: true };
+  }
+
+  /** One transaction: the key's record under its hash, the id index, and the account's default limits if new. */
+  private async storeKey(hash: string, record: KeyRecord): Promise<void> {
     await this.redis
       .multi()
       .hset(`${this.prefix}key:${hash}`, { ...record, revokedAt: '', hash })
       .hset(`${this.prefix}keys`, record.id, hash)
-      .hsetnx(`${this.prefix}account:${account}`, 'ratePerSecond', String(this.defaults.ratePerSecond))
-      .hsetnx(`${this.prefix}account:${account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
+      .hsetnx(`${this.prefix}account:${record.account}`, 'ratePerSecond', String(this.defaults.ratePerSecond))
+      .hsetnx(`${this.prefix}account:${record.account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
       .exec();
-    return { record, created: true };
   }
 
   async listKeys(): Promise<KeyRecord[]> {
