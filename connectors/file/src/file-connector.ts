@@ -8,7 +8,6 @@ import {
   type Contact,
   type ContactResult,
   type Page,
-  type Risk,
   type SchemaReport,
   type Scope,
   type WriteOptions,
@@ -18,7 +17,7 @@ import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
 import { resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
-import { OrderedOutput } from './ordered-output';
+import { OrderedOutput, type OutputTotals } from './ordered-output';
 
 /** The scope kind a file connector reads (`all` is accepted as a synonym): the whole file. */
 export const FILE_SCOPE = 'file';
@@ -44,24 +43,16 @@ export interface FileProblem {
   message: string;
 }
 
-export interface FileSummary {
+/**
+ * What `finish()` returns and writes as JSON: the output totals (rows, per-risk counts, removed,
+ * skipped by reason, duplicate rows, credits) plus where everything went and what could not be read.
+ */
+export interface FileSummary extends OutputTotals {
   input: string;
   output: string;
   removedOutput: string;
   summaryOutput: string;
   dryRun: boolean;
-  /** Data rows written (to either file). */
-  rows: number;
-  /** Rows per risk (a duplicated address counts once per row). */
-  counts: Record<Risk, number>;
-  /** Rows moved to the removed file. */
-  removed: number;
-  /** `no_email` (kept, empty result columns), `unparseable` (left out, see `problems`), `no_result` and `unknown_row` when the run delivered no or stray results. */
-  skipped: Record<string, number>;
-  /** Rows whose address appeared on an earlier row (each still gets the result). */
-  duplicateRows: number;
-  /** Credits used: distinct addresses with a billable result, unless the run reported its own figure to `finish()`. */
-  credits: number;
   problems: FileProblem[];
 }
 
