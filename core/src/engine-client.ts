@@ -25,7 +25,9 @@ export interface EngineClientOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   userAgent?: string;
-  /** Injectable for tests and proxies. */
+  /** Epoch ms: no attempt starts or runs past this; what is left unanswered then is `unknown` (Zapier stops a step at 30 s). */
+  deadline?: number;
+  /** Injectable for tests, proxies and hosts with their own HTTP helper (Zapier's z.request, n8n's helpers). */
   fetch?: typeof fetch;
   random?: () => number;
 }
@@ -79,10 +81,12 @@ export class EngineClient implements Verifier {
         // still must not lose the address: it becomes an unknown, re-checked later.
         if (error instanceof EngineResponseError) return unknownVerification(email, pre.normalized, 'engine_bad_response');
         if (!shouldRetry(error)) throw error;
-        if (attempt >= this.opts.retries) {
+        const delay = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.options.random });
+        const outOfTime = this.options.deadline !== undefined && Date.now() + delay >= this.options.deadline;
+        if (attempt >= this.opts.retries || outOfTime) {
           return unknownVerification(email, pre.normalized, error instanceof EngineUnavailableError && error.status ? 'engine_error' : 'engine_unreachable');
         }
-        await sleep(backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.options.random }), signal);
+        await sleep(delay, signal);
       }
     }
   }
@@ -90,7 +94,10 @@ export class EngineClient implements Verifier {
   private async requestOnce(email: string, normalized: string, signal?: AbortSignal): Promise<Verification> {
     const url = new URL(this.url);
     url.searchParams.set('email', normalized);
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const left = this.options.deadline === undefined ? Infinity : this.options.deadline - Date.now();
+    if (left <= 0) throw new EngineUnavailableError('no time left for another engine call');
+    const timeoutMs = Math.max(1, Math.floor(Math.min(this.opts.timeoutMs, left)));
+    const timeout = AbortSignal.timeout(timeoutMs);
     const doFetch = this.options.fetch ?? fetch;
     let response: Response;
     try {
@@ -105,7 +112,7 @@ export class EngineClient implements Verifier {
       });
     } catch (cause) {
       const timedOut = timeout.aborted && !signal?.aborted;
-      throw new EngineUnavailableError(timedOut ? `engine did not answer within ${this.opts.timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
+      throw new EngineUnavailableError(timedOut ? `engine did not answer within ${timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
     }
     const text = await response.text().catch(() => '');
     if (response.status === 200) {

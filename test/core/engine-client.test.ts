@@ -123,6 +123,24 @@ describe('EngineClient against the fake engine', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('a deadline ends the call in flight and the retries: unknown by then, not billable', async () => {
+    engine.script('late@example.com', { kind: 'hang' });
+    const started = Date.now();
+    const v = await client({ timeoutMs: 10_000, retries: 5, backoffBaseMs: 50, deadline: started + 300 }).verify('late@example.com');
+    const took = Date.now() - started;
+    expect(v).toMatchObject({ risk: 'unknown', billable: false, normalized: 'late@example.com' });
+    // The per-attempt timeout (10 s) would have held it far longer; the deadline cut it at ~300 ms.
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(2_000);
+    expect(engine.callsFor('late@example.com')).toBe(1);
+  });
+
+  it('a deadline already past: no engine call at all', async () => {
+    const v = await client({ deadline: Date.now() - 1 }).verify('past@example.com');
+    expect(v).toMatchObject({ risk: 'unknown', billable: false });
+    expect(engine.callsFor('past@example.com')).toBe(0);
+  });
+
   it('dropped connection then success', async () => {
     engine.script('drop@example.com', { kind: 'drop' }, { kind: 'result', risk: 'invalid' });
     const v = await client().verify('drop@example.com');

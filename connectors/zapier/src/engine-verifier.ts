@@ -1,19 +1,4 @@
-import {
-  backoffDelay,
-  EngineResponseError,
-  EngineResponseSchema,
-  EngineUnavailableError,
-  engineErrorFromResponse,
-  normalizeEmail,
-  shouldRetry,
-  sleep,
-  syntaxInvalidVerification,
-  toVerification,
-  unknownVerification,
-  type Verification,
-  type Verifier,
-  type VerifyOptions,
-} from '@verify-hub/core';
+import { EngineClient, type Verifier } from '@verify-hub/core';
 import type { Bundle, HttpResponse, ZObject } from 'zapier-platform-core';
 import { engineBaseUrl } from './settings';
 
@@ -29,83 +14,55 @@ export interface ZapierVerifierOptions {
   random?: () => number;
 }
 
+/** Shorter than core's defaults: a Zap step has 30 seconds in all. */
 const DEFAULTS = { timeoutMs: 20_000, retries: 2, backoffBaseMs: 250, backoffMaxMs: 2_000 };
 
 /**
- * core's `Verifier` over `z.request`, so every engine call is logged by Zapier and passes its
- * middleware (which adds the key header). The answer is read with core's `EngineResponseSchema` and
- * `toVerification`, any other status becomes core's typed error through `engineErrorFromResponse`.
- * Like core's `EngineClient`: 5xx and network trouble are retried with backoff while time allows,
- * then the address is `unknown` (not billed); auth, rate and quota errors are thrown.
+ * A `fetch` for core's EngineClient that goes through `z.request`, so every engine call is logged by
+ * Zapier and passes the app's middleware. The middleware is the one source of the key header: the
+ * client's own copy is dropped here. `z.request` (node-fetch) honours the AbortSignal, so the client's
+ * timeout and the list action's time budget end calls in flight.
  */
-export class ZapierEngineVerifier implements Verifier {
-  private readonly opts: Required<Omit<ZapierVerifierOptions, 'random' | 'deadline'>> & Pick<ZapierVerifierOptions, 'random' | 'deadline'>;
-  private readonly url: string;
-
-  constructor(private readonly z: ZObject, bundle: Pick<Bundle, 'authData'>, options: ZapierVerifierOptions = {}) {
-    this.opts = { ...DEFAULTS, ...stripUndefined(options) };
-    this.url = `${engineBaseUrl(bundle)}/api/v1/verify`;
-  }
-
-  async verify(email: string, { signal }: VerifyOptions = {}): Promise<Verification> {
-    const pre = normalizeEmail(email);
-    if (!pre.ok) return syntaxInvalidVerification(email);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.requestOnce(email, pre.normalized, signal);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        if (error instanceof EngineResponseError) return unknownVerification(email, pre.normalized, 'engine_bad_response');
-        if (!shouldRetry(error)) throw error;
-        const delay = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.opts.random });
-        const outOfTime = this.opts.deadline !== undefined && Date.now() + delay >= this.opts.deadline;
-        if (attempt >= this.opts.retries || outOfTime) {
-          return unknownVerification(email, pre.normalized, error instanceof EngineUnavailableError && error.status ? 'engine_error' : 'engine_unreachable');
-        }
-        await sleep(delay, signal);
-      }
+export function zapierFetch(z: ZObject): typeof fetch {
+  const send = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => {
+      if (name !== 'x-api-key') headers[name] = value;
+    });
+    const response: HttpResponse = await z.request({
+      url: input instanceof Request ? input.url : String(input),
+      method: 'GET',
+      headers,
+      // Errors are core's to classify from the status: z.request must not throw on 4xx/5xx itself.
+      skipThrowForStatus: true,
+      ...(init?.signal ? { signal: init.signal } : {}),
+    } as Parameters<ZObject['request']>[0] & { url: string });
+    const responseHeaders = new Headers();
+    for (const name of ['content-type', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) {
+      const value = response.getHeader(name);
+      if (value) responseHeaders.set(name, value);
     }
-  }
-
-  private async requestOnce(email: string, normalized: string, signal?: AbortSignal): Promise<Verification> {
-    const left = this.opts.deadline === undefined ? Infinity : this.opts.deadline - Date.now();
-    if (left <= 0) throw new EngineUnavailableError('no time left for another engine call');
-    let response: HttpResponse;
-    try {
-      response = await this.z.request({
-        url: this.url,
-        method: 'GET',
-        params: { email: normalized },
-        headers: { Accept: 'application/json' },
-        // With a signal, the caller's budget ends the call (a little slack lets the abort win the race,
-        // so the address reads as "out of time", not "engine unreachable").
-        timeout: Math.max(1, Math.floor(Math.min(this.opts.timeoutMs, left + (signal ? 500 : 0)))),
-        // node-fetch (under z.request) honours an AbortSignal: the list action's time budget ends calls in flight.
-        ...(signal ? { signal } : {}),
-      } as Parameters<ZObject['request']>[0] & { url: string });
-    } catch (cause) {
-      if (signal?.aborted) throw signal.reason;
-      throw new EngineUnavailableError('engine unreachable or too slow', { cause: new Error((cause as Error)?.name ?? 'Error') });
-    }
-    const body = parseJson(response.content);
-    if (response.status === 200) {
-      const parsed = EngineResponseSchema.safeParse(body);
-      if (!parsed.success) throw new EngineResponseError('engine answer is not a verification result', { status: 200 });
-      return toVerification(parsed.data, email, normalized);
-    }
-    throw engineErrorFromResponse(response.status, (name) => response.getHeader(name) ?? null, body);
-  }
+    return new Response(typeof response.content === 'string' ? response.content : JSON.stringify(response.content ?? ''), { status: response.status, headers: responseHeaders });
+  };
+  return send as typeof fetch;
 }
 
-function parseJson(content: unknown): unknown {
-  if (typeof content !== 'string') return content;
-  try {
-    return JSON.parse(content);
-  } catch {
-    return undefined;
-  }
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+/**
+ * core's EngineClient over `z.request`: the same retry loop, error classes and answer parsing as every
+ * other caller of the engine, with Zapier's time limits (the deadline ends retries and calls in flight).
+ */
+export function zapierEngineVerifier(z: ZObject, bundle: Pick<Bundle, 'authData'>, options: ZapierVerifierOptions = {}): Verifier {
+  return new EngineClient({
+    baseUrl: engineBaseUrl(bundle),
+    // Only the middleware sends the key (zapierFetch drops this copy); kept for the client's contract.
+    apiKey: '',
+    fetch: zapierFetch(z),
+    userAgent: 'verify-hub-zapier',
+    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    retries: options.retries ?? DEFAULTS.retries,
+    backoffBaseMs: options.backoffBaseMs ?? DEFAULTS.backoffBaseMs,
+    backoffMaxMs: options.backoffMaxMs ?? DEFAULTS.backoffMaxMs,
+    deadline: options.deadline,
+    random: options.random,
+  });
 }

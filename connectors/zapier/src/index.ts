@@ -26,5 +26,5 @@ const App = {
 export default App;
 export { App };
 export { toZapierError, throttleDelaySeconds } from './zapier-errors';
-export { ZapierEngineVerifier } from './engine-verifier';
+export { zapierEngineVerifier, zapierFetch } from './engine-verifier';
 export { parseEmailList, MAX_LIST_ADDRESSES } from './email-list';

@@ -12,7 +12,7 @@ import {
 } from '@verify-hub/core';
 import type { Bundle, ZObject } from 'zapier-platform-core';
 import { parseEmailList, MAX_LIST_ADDRESSES } from '../email-list';
-import { ZapierEngineVerifier } from '../engine-verifier';
+import { zapierEngineVerifier } from '../engine-verifier';
 import { LIST_VERIFICATION_THROTTLE } from '../throttle';
 import { SAMPLE_VERIFICATION, toOutput, verificationOutputFields, type VerificationOutput } from '../verification-output';
 import { withZapierErrors } from '../zapier-errors';
@@ -75,7 +75,7 @@ export async function verifyEmailList(z: ZObject, bundle: Bundle): Promise<ListO
     const timer = setTimeout(() => budget.abort(new Error('time budget exceeded')), budgetMs);
     let report: BatchReport;
     try {
-      const verifier = new ZapierEngineVerifier(z, bundle, { deadline, timeoutMs: budgetMs });
+      const verifier = zapierEngineVerifier(z, bundle, { deadline, timeoutMs: budgetMs });
       report = await new BatchVerifier(verifier, { concurrency: LIST_CONCURRENCY, signal: budget.signal, maxRateLimitWaitMs: budgetMs }).verifyAll(emails);
     } finally {
       clearTimeout(timer);

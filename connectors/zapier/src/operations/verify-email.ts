@@ -1,6 +1,6 @@
 import { InputError } from '@verify-hub/core';
 import type { Bundle, ZObject } from 'zapier-platform-core';
-import { ZapierEngineVerifier } from '../engine-verifier';
+import { zapierEngineVerifier } from '../engine-verifier';
 import { SINGLE_VERIFICATION_THROTTLE } from '../throttle';
 import { SAMPLE_VERIFICATION, toOutput, verificationOutputFields, type VerificationOutput } from '../verification-output';
 import { withZapierErrors } from '../zapier-errors';
@@ -21,7 +21,7 @@ export async function verifyEmailInput(z: ZObject, bundle: Bundle): Promise<Veri
   return withZapierErrors(z, async () => {
     const email = bundle.inputData.email;
     if (typeof email !== 'string' || email.trim() === '') throw new InputError('Email Address', 'is empty: map a field that holds an email address');
-    const verifier = new ZapierEngineVerifier(z, bundle, { deadline: Date.now() + SINGLE_STEP_BUDGET_MS });
+    const verifier = zapierEngineVerifier(z, bundle, { deadline: Date.now() + SINGLE_STEP_BUDGET_MS });
     return toOutput(await verifier.verify(email.trim()));
   });
 }
