@@ -1,4 +1,4 @@
-import type { ContactEvent, RiskAction, Verification } from '@verify-hub/core';
+import type { ContactEvent, RiskAction, SchemaReport, Verification } from '@verify-hub/core';
 
 /**
  * The public contract of the sync pipeline, used by the CLI and the hub service (webhooks-in).
@@ -91,6 +91,60 @@ export interface RunService {
   enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }>;
   /** Called once when a run reaches completed, failed or cancelled. Returns an unsubscribe function. */
   onRunFinished(listener: (run: RunRecord) => void): () => void;
+  /** A user's pause of a queued or running run (statusReason `paused by a user`); `resume` continues it. */
+  pause(id: string): Promise<RunRecord>;
+  /** The run's results so far by risk and by reason, and its per-record failures (the dashboard's run page). */
+  breakdown(id: string): Promise<RunBreakdown>;
+}
+
+/** A run's results so far: counts by risk and by reason, and the first per-record failures. */
+export interface RunBreakdown {
+  risk: Record<Verification['risk'], number>;
+  /** Most frequent first. */
+  reasons: { reason: string; count: number }[];
+  /** The first 100 report rows whose outcome is `failed`. */
+  failures: { contactId: string; email: string; error?: string }[];
+  failuresTotal: number;
+}
+
+/** What a run would cost now: its contacts, unique addresses, those fresh in the cache, the rest. */
+export interface RunEstimate {
+  contacts: number;
+  unique: number;
+  cached: number;
+  estimatedCredits: number;
+}
+
+/** Work on stored connections that goes through their connector: the credit estimate, ensureSchema. */
+export interface ConnectionOperations {
+  estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<RunEstimate>;
+  /** Creates the write-back fields in the platform (idempotent) and says what it created. */
+  ensureSchema(connectionId: string): Promise<SchemaReport>;
+}
+
+/** A cron pattern in words, with its next occurrences. */
+export interface CronPreview {
+  /** "At 03:00 AM, only on Monday" */
+  description: string;
+  /** ISO timestamps of the next occurrences. */
+  next: string[];
+}
+
+export interface ScheduleView extends RunSchedule {
+  paused: boolean;
+  description: string;
+}
+
+/** Recurring syncs, for the dashboard and the admin API. Bad input throws core's InputError naming the field. */
+export interface ScheduleService {
+  listSchedules(): Promise<ScheduleView[]>;
+  /** Creates or replaces schedule `id` (generated when absent). */
+  saveSchedule(input: { id?: string; cron: string; timezone?: string; request: StartRunRequest }): Promise<ScheduleView>;
+  pauseSchedule(id: string): Promise<ScheduleView>;
+  resumeSchedule(id: string): Promise<ScheduleView>;
+  removeSchedule(id: string): Promise<boolean>;
+  /** Throws InputError('cron' | 'timezone') for a pattern or zone it cannot read. */
+  previewCron(cron: string, timezone?: string, count?: number): CronPreview;
 }
 
 // ---------------------------------------------------------------- extensions (additive)

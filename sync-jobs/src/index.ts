@@ -13,3 +13,7 @@ export * from './chunk-processor';
 export * from './in-process-executor';
 export * from './queues';
 export * from './pipeline';
+export * from './run-breakdown';
+export * from './run-lease';
+export * from './cron-preview';
+export * from './schedule-store';

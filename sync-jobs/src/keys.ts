@@ -22,6 +22,26 @@ export class Keys {
   report(id: string): string {
     return `${this.prefix}:run:${id}:report`;
   }
+  /** Counts of the run's results by risk and reason, and its failure total (kept as report rows are added). */
+  breakdown(id: string): string {
+    return `${this.prefix}:run:${id}:breakdown`;
+  }
+  /** The run's first failed report rows (capped). */
+  failures(id: string): string {
+    return `${this.prefix}:run:${id}:failures`;
+  }
+  /** Held by the one job writing a single-writer run (a file), so a resumed run never has two writers. */
+  writer(id: string): string {
+    return `${this.prefix}:run:${id}:writer`;
+  }
+  /** Every key of one run (the run hash first). */
+  runKeys(id: string): string[] {
+    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id)];
+  }
+  /** Schedule definitions by id (JSON): kept while a schedule is paused, when it has no BullMQ job scheduler. */
+  schedules(): string {
+    return `${this.prefix}:schedules`;
+  }
   cache(normalized: string): string {
     return `${this.prefix}:cache:${normalized}`;
   }

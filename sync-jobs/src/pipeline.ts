@@ -20,13 +20,14 @@ import {
   type LimiterFactory,
   type Page,
   type Logger,
+  type SchemaReport,
   type Verifier,
   type WriteOptions,
 } from '@verify-hub/core';
 import { processChunk, type ChunkOutcome } from './chunk-processor';
 import { runInProcess } from './in-process-executor';
 import { RedisConnectionStore } from './connection-store';
-import type { ReportRow, RunRecord, RunSchedule, RunService, RunStatus, StartRunRequest } from './contracts';
+import type { ConnectionOperations, CronPreview, ReportRow, RunBreakdown, RunEstimate, RunRecord, RunSchedule, RunService, RunStatus, ScheduleService, ScheduleView, StartRunRequest } from './contracts';
 import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
 import { Keys } from './keys';
 import { syncMetrics, trackQueueDepth } from './metrics';
@@ -35,7 +36,9 @@ import { DEFAULT_RECHECK_DELAYS_MS } from './recheck-schedule';
 import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
 import { createRedis, type Redis } from './redis';
-import { RunStore } from './run-store';
+import { RunLease } from './run-lease';
+import { RunStore, USER_PAUSE_REASON } from './run-store';
+import { SCHEDULED_JOB, ScheduleStore } from './schedule-store';
 import { limitedVerifier } from './verifier-wrappers';
 
 export interface SyncPipelineOptions {
@@ -82,17 +85,20 @@ export interface SyncWorkers {
 const FINISHED_CHANNEL = 'run-finished';
 
 /**
- * The sync pipeline on BullMQ + Redis (DESIGN.md §5), implementing `RunService`. One instance can
- * enqueue (CLI, hub service) and run workers (`startWorkers`); any number of processes share the work
- * through Redis. Run state, cache, limiters and parked chunks all live under one key prefix.
+ * The sync pipeline on BullMQ + Redis (DESIGN.md §5), implementing `RunService`, `ScheduleService`
+ * and `ConnectionOperations`. One instance can enqueue (CLI, hub service) and run workers
+ * (`startWorkers`); any number of processes share the work through Redis. Run state, cache,
+ * limiters, parked chunks and schedules all live under one key prefix.
  */
-export class SyncPipeline implements RunService {
+export class SyncPipeline implements RunService, ScheduleService, ConnectionOperations {
   readonly keys: Keys;
   readonly redis: Redis;
   readonly store: RunStore;
   readonly cache: RedisVerificationCache;
   readonly limiters: LimiterFactory;
   readonly queues: { runs: Queue; chunks: Queue; events: Queue };
+  /** Recurring runs: definitions in Redis, a BullMQ job scheduler while active. */
+  readonly schedules: ScheduleStore;
   /** Where platform connections are kept (undefined without HUB_SECRET_KEY). */
   readonly connections?: ConnectionStore;
   private readonly registry: ConnectorRegistry;
@@ -128,6 +134,7 @@ export class SyncPipeline implements RunService {
     const queueOpts = { connection: this.redis, prefix: this.keys.prefix };
     this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
+    this.schedules = new ScheduleStore(this.redis, this.keys, this.queues.runs, (request) => this.checkRequest(request));
   }
 
   /** Resolves once Redis answers; a clear ConfigError naming REDIS_URL (host and port only) when it does not. */
@@ -151,15 +158,20 @@ export class SyncPipeline implements RunService {
   // ------------------------------------------------------------------ RunService
 
   async start(request: StartRunRequest): Promise<RunRecord> {
-    if (!request.platform) throw new InputError('platform', 'is required');
-    if (!this.registry.has(request.platform)) throw new InputError('platform', `no connector registered for "${request.platform}" (known: ${this.registry.platforms().join(', ')})`);
-    if (!request.scope) throw new InputError('scope', 'is required (for example all, list:<id>)');
-    const max = request.options?.maxCredits;
-    if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
-    if (request.connectionId && !(await this.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
+    await this.checkRequest(request);
     const run = await this.store.create(request);
     await this.enqueuePager(run.id, 0);
     return run;
+  }
+
+  /** What a run needs before it is started or scheduled; InputError naming the field otherwise. */
+  private async checkRequest(request: StartRunRequest): Promise<void> {
+    if (!request.platform) throw new InputError('platform', 'is required');
+    if (!this.registry.has(request.platform)) throw new InputError('platform', `no connector registered for "${request.platform}" (known: ${this.registry.platforms().join(', ')})`);
+    if (typeof request.scope !== 'string' || !request.scope.trim()) throw new InputError('scope', 'is required (for example all, list:<id>)');
+    const max = request.options?.maxCredits;
+    if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
+    if (request.connectionId && !(await this.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
   }
 
   get(id: string): Promise<RunRecord | undefined> {
@@ -179,6 +191,25 @@ export class SyncPipeline implements RunService {
     for (const jobId of await this.store.takeParked(id)) await (await this.queues.chunks.getJob(jobId))?.remove().catch(() => undefined);
     await this.announceFinished(id);
     return (await this.store.get(id))!;
+  }
+
+  /**
+   * A user's pause: chunks not yet verified park themselves, the pager stops before its next page (a
+   * file run stops between pages), and nothing resumes it but `resume` (no `resumeAt`).
+   */
+  async pause(id: string): Promise<RunRecord> {
+    const run = await this.mustGet(id);
+    if (!(await this.store.transition(id, 'paused', ['queued', 'running'], USER_PAUSE_REASON))) {
+      throw new InputError('id', `run ${id} is ${(await this.store.get(id))?.status ?? run.status}; only a queued or running run can be paused`);
+    }
+    await this.store.deleteFields(id, 'resumeAt');
+    this.log.info({ runId: id }, 'run paused by a user');
+    return (await this.store.get(id))!;
+  }
+
+  async breakdown(id: string): Promise<RunBreakdown> {
+    await this.mustGet(id);
+    return this.store.breakdown(id);
   }
 
   /** Resumes a paused run; `maxCredits` raises (or sets) the run's credit cap first. */
@@ -245,7 +276,7 @@ export class SyncPipeline implements RunService {
   // ------------------------------------------------------------------ beyond the contract
 
   /** Credits a run would cost now: unique addresses of the source not fresh in the cache. Reads the whole source. */
-  async estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<{ contacts: number; unique: number; cached: number; estimatedCredits: number }> {
+  async estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<RunEstimate> {
     const connector = await this.connectorFor(request.platform, request.connectionId);
     const scope = parseScope(request.scope);
     const cache = this.cache.withFreshness(request.options?.freshnessDays ?? this.opts.freshnessDays);
@@ -270,25 +301,46 @@ export class SyncPipeline implements RunService {
     return { contacts, unique: seen.size, cached, estimatedCredits: seen.size - cached };
   }
 
-  /** A recurring run on a cron pattern (BullMQ job scheduler); the same id replaces the schedule. */
-  async schedule(id: string, cron: string, request: StartRunRequest, timezone?: string): Promise<RunSchedule> {
-    if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new InputError('id', 'must be letters, digits, dot, dash or underscore');
-    if (!this.registry.has(request.platform)) throw new InputError('platform', `no connector registered for "${request.platform}"`);
-    try {
-      await this.queues.runs.upsertJobScheduler(id, { pattern: cron, tz: timezone }, { name: 'scheduled', data: request as ScheduledJobData });
-    } catch (e) {
-      throw new InputError('cron', `not a valid cron pattern (${(e as Error).message})`);
-    }
-    return (await this.listSchedules()).find((s) => s.id === id)!;
+  /** Creates the write-back fields of stored connection `connectionId` in its platform (idempotent). */
+  async ensureSchema(connectionId: string): Promise<SchemaReport> {
+    if (!connectionId) throw new InputError('connectionId', 'is required');
+    const connection = (await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`);
+    return this.registry.create(connection, this.depsFor(connection)).ensureSchema();
   }
 
-  async listSchedules(): Promise<RunSchedule[]> {
-    const all = await this.queues.runs.getJobSchedulers(0, -1, true);
-    return all.map((s) => ({ id: s.key, cron: s.pattern ?? '', timezone: s.tz, request: s.template?.data as StartRunRequest, next: s.next }));
+  // ------------------------------------------------------------------ ScheduleService (schedule-store.ts)
+
+  listSchedules(): Promise<ScheduleView[]> {
+    return this.schedules.listSchedules();
+  }
+
+  saveSchedule(input: { id?: string; cron: string; timezone?: string; request: StartRunRequest }): Promise<ScheduleView> {
+    return this.schedules.saveSchedule(input);
+  }
+
+  pauseSchedule(id: string): Promise<ScheduleView> {
+    return this.schedules.pauseSchedule(id);
+  }
+
+  resumeSchedule(id: string): Promise<ScheduleView> {
+    return this.schedules.resumeSchedule(id);
+  }
+
+  removeSchedule(id: string): Promise<boolean> {
+    return this.schedules.removeSchedule(id);
+  }
+
+  previewCron(cron: string, timezone?: string, count?: number): CronPreview {
+    return this.schedules.previewCron(cron, timezone, count);
+  }
+
+  /** A recurring run on a cron pattern; the same id replaces the schedule (`saveSchedule`). */
+  schedule(id: string, cron: string, request: StartRunRequest, timezone?: string): Promise<RunSchedule> {
+    return this.saveSchedule({ id, cron, timezone, request });
   }
 
   unschedule(id: string): Promise<boolean> {
-    return this.queues.runs.removeJobScheduler(id);
+    return this.removeSchedule(id);
   }
 
   /** Starts the `runs`, `chunks` and `events` workers in this process. */
@@ -373,8 +425,10 @@ export class SyncPipeline implements RunService {
       if (run?.status === 'paused' && run.resumeAt !== undefined && run.resumeAt <= Date.now()) await this.resume(run.id);
       return;
     }
-    if (job.name === 'scheduled') {
-      const run = await this.start(job.data as ScheduledJobData);
+    if (job.name === SCHEDULED_JOB) {
+      const request = await this.schedules.requestToStart(job.repeatJobKey, job.data as ScheduledJobData);
+      if (!request) return; // paused while this firing waited
+      const run = await this.start(request);
       this.log.info({ runId: run.id, scheduler: job.repeatJobKey }, 'scheduled run started');
       return;
     }
@@ -385,7 +439,7 @@ export class SyncPipeline implements RunService {
       const stop = platformStop(error);
       if (!stop) throw error;
       if (stop.reason === 'rate') return this.enqueuePager(runId, (await this.store.progress(runId)).pages, stop.waitMs);
-      await this.pause(runId, stop.stopped);
+      await this.pauseFor(runId, stop.stopped);
     }
   }
 
@@ -393,10 +447,9 @@ export class SyncPipeline implements RunService {
   private async page(runId: string): Promise<void> {
     const run = await this.store.get(runId);
     if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
-    if (run.status === 'queued') {
-      await this.store.transition(runId, 'running', ['queued']);
-      await this.store.setFields(runId, { startedAt: new Date().toISOString() });
-    }
+    if (run.status === 'queued') await this.store.transition(runId, 'running', ['queued']);
+    // A run paused while queued is resumed to `running` without passing here as `queued`.
+    if (!run.startedAt) await this.store.setFields(runId, { startedAt: new Date().toISOString() });
     const connector = await this.connectorFor(run.platform, run.connectionId);
     const saved = await this.store.progress(runId);
     let { pages: pageIndex, cursor, pagesDone } = saved;
@@ -414,6 +467,7 @@ export class SyncPipeline implements RunService {
         // Backpressure: wait for chunks to drain instead of filling Redis with pages.
         return this.enqueuePager(runId, pageIndex, 250);
       }
+      // Paused (by a user, a quota...) or cancelled: paging stops here; `resume` enqueues a pager from the saved page.
       const status = (await this.store.progress(runId)).status;
       if (status !== 'running') return;
       const page = run.scope.startsWith('recheck:') ? await this.recheckPage(run.scope.slice('recheck:'.length), connector, cursor) : await connector.pull(parseScope(run.scope), cursor);
@@ -422,7 +476,8 @@ export class SyncPipeline implements RunService {
       const skipped = Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0);
       // An empty page needs no chunk: it is counted done here.
       if (!page.contacts.length) await this.store.countPage(runId, pageIndex, {}, 0);
-      await this.store.savePage(runId, pageIndex + 1, page.next, { pulled: page.contacts.length, skipped });
+      // Another pager saved this page first (a pause and a quick resume started one): it carries on, this one stops.
+      if (!(await this.store.savePage(runId, pageIndex, page.next, { pulled: page.contacts.length, skipped }))) return;
       pageIndex++;
       cursor = page.next;
       pagesDone = (await this.store.progress(runId)).pagesDone;
@@ -435,29 +490,59 @@ export class SyncPipeline implements RunService {
    * A connector that writes one output through one instance (a file: rows in order, then a summary)
    * cannot be shared by chunk jobs on many workers: its whole run is done in this job by the
    * in-process executor, over the same chunk function, cache and engine limiter. Pages are recorded as
-   * they finish (counted once); after a crash the job runs again from the start and rewrites the file,
-   * buying nothing twice (the cache has every result).
+   * they finish (counted once). A pause or cancel is noticed between pages: the job drops its partial
+   * output and ends. Resuming (or a retry after a crash) runs it again from the start and rewrites the
+   * file: pages counted before are not counted again and the cache has every result bought, so nothing
+   * is lost, counted twice or bought twice. A lease keeps a resumed run from having two writers while
+   * the job it had before the pause is still winding down.
    */
-  private async runInOneJob(run: RunRecord, connector: Connector & { finish(overrides?: { credits?: number }): Promise<unknown> }): Promise<void> {
+  private async runInOneJob(run: RunRecord, connector: SingleWriter): Promise<void> {
+    const lease = await RunLease.acquire(this.redis, this.keys.writer(run.id));
+    if (!lease) return this.enqueuePager(run.id, (await this.store.progress(run.id)).pages, 500);
+    try {
+      await this.writeInOneJob(run, connector);
+    } catch (error) {
+      await connector.abort?.().catch(() => undefined);
+      throw error;
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private async writeInOneJob(run: RunRecord, connector: SingleWriter): Promise<void> {
     const abort = new AbortController();
+    // What earlier attempts spent counts against the cap (pages they counted cost nothing now: cache).
+    const spent = (await this.store.get(run.id))?.counters.credits ?? 0;
+    const cap = run.options.maxCredits;
     const result = await runInProcess({
       connector,
       scope: parseScope(run.scope),
       verifier: this.workerVerifier!,
       cache: this.cache.withFreshness(run.options.freshnessDays ?? this.opts.freshnessDays),
       writeOptions: writeOptionsOf(run),
-      creditCap: run.options.maxCredits,
+      creditCap: cap === undefined ? undefined : Math.max(0, cap - spent),
       verifyConcurrency: this.opts.verifyConcurrency,
       collectReport: true,
       signal: abort.signal,
       onPage: async (page, outcome) => {
-        await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped }, 0, outcome.report);
-        await this.store.setFields(run.id, { pages: page.index + 1 });
+        if (abort.signal.aborted && outcome.stopped?.reason === 'aborted') {
+          // Cut short by the pause: its rows (the rest marked not_checked) are not counted; the next
+          // attempt verifies them again from the cache. What it bought is counted now.
+          if (outcome.counters.credits) await this.store.incrementCounters(run.id, { credits: outcome.counters.credits });
+          return;
+        }
+        const counted = await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped }, 0, outcome.report);
+        if (counted) await this.store.setFields(run.id, { pages: page.index + 1 });
         if ((await this.store.progress(run.id)).status !== 'running') abort.abort();
       },
     });
-    if (abort.signal.aborted) return; // cancelled meanwhile
-    await connector.finish({ credits: result.counters.credits });
+    if (abort.signal.aborted) {
+      // Paused or cancelled meanwhile: the partial output goes; a resume writes it again whole.
+      await connector.abort?.();
+      return;
+    }
+    const credits = (await this.store.get(run.id))?.counters.credits ?? result.counters.credits;
+    await connector.finish({ credits });
     await this.store.setFields(run.id, { pages: result.pages, pagingDone: '1' });
     await this.completeIfDone(run.id);
     if (result.stopped) await this.store.setFields(run.id, { statusReason: `stopped early (${result.stopped.message}): the rows not verified are marked unknown (not_checked)` });
@@ -508,7 +593,7 @@ export class SyncPipeline implements RunService {
         await worker.rateLimit(stop.waitMs);
         throw Worker.RateLimitError();
       }
-      await this.pause(data.runId, stop.stopped);
+      await this.pauseFor(data.runId, stop.stopped);
       return this.park(job, token);
     }
     const reservedByCarry = data.carryReserved ?? 0;
@@ -523,16 +608,17 @@ export class SyncPipeline implements RunService {
         await worker.rateLimit(Math.max(1, stop.error.waitMs()));
         throw Worker.RateLimitError();
       }
-      await this.pause(data.runId, stop);
+      await this.pauseFor(data.runId, stop);
       return this.park(job, token);
     }
     // Re-checks first, with deterministic ids: a chunk retried after a crash adds them once.
     if (outcome.unknownContacts.length && this.opts.recheckDelaysMs.length) {
-      await this.enqueueRecheck({ platform: run.platform, connectionId: run.connectionId, runId: run.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions: writeOptionsOf(run) }, jobIds.chunk(run.id, data.pageIndex));
+      const reasons = unknownReasons(outcome.report);
+      await this.enqueueRecheck({ platform: run.platform, connectionId: run.connectionId, runId: run.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions: writeOptionsOf(run), reasons }, jobIds.chunk(run.id, data.pageIndex));
     }
     await this.store.countPage(data.runId, data.pageIndex, outcome.counters, cap === undefined ? 0 : grant + reservedByCarry, outcome.report);
     if (outcome.stopped?.reason === 'credit_cap' && cap !== undefined && (await this.store.get(data.runId))!.counters.credits >= cap) {
-      await this.pause(data.runId, outcome.stopped);
+      await this.pauseFor(data.runId, outcome.stopped);
     }
     await this.completeIfDone(data.runId);
   }
@@ -558,10 +644,11 @@ export class SyncPipeline implements RunService {
       await job.moveToDelayed(stop.resumeAt ?? Date.now() + 3_600_000, token);
       throw new DelayedError();
     }
-    if (data.runId && outcome.report.length) await this.store.appendReport(data.runId, outcome.report.map((r) => ({ ...r, outcome: `recheck_${r.outcome}` })));
+    if (data.runId && outcome.report.length) await this.store.appendReport(data.runId, outcome.report.map((r) => ({ ...r, outcome: `recheck_${r.outcome}` })), data.reasons);
     const next = data.attempt + 1;
     if (outcome.unknownContacts.length && next < this.opts.recheckDelaysMs.length) {
-      await this.enqueueRecheck({ ...data, attempt: next, contacts: outcome.unknownContacts }, String(job.id).replace(/-r\d+$/, ''));
+      const reasons = data.runId ? unknownReasons(outcome.report) : undefined;
+      await this.enqueueRecheck({ ...data, attempt: next, contacts: outcome.unknownContacts, reasons }, String(job.id).replace(/-r\d+$/, ''));
     }
   }
 
@@ -603,7 +690,8 @@ export class SyncPipeline implements RunService {
     throw new DelayedError();
   }
 
-  private async pause(runId: string, stop: NonNullable<ChunkOutcome['stopped']>): Promise<void> {
+  /** A pause the run cannot get past by itself: quota, a refused key, the credit cap (a quota's reset resumes it). */
+  private async pauseFor(runId: string, stop: NonNullable<ChunkOutcome['stopped']>): Promise<void> {
     const reason =
       stop.error instanceof EngineAuthError
         ? stop.error.constructor === EngineAuthError
@@ -689,9 +777,18 @@ export class SyncPipeline implements RunService {
   }
 }
 
-/** Connectors with a `finish()` (the file connector) keep one output open for the whole run. */
-function isSingleWriter(connector: Connector): connector is Connector & { finish(overrides?: { credits?: number }): Promise<unknown> } {
+/** Connectors with a `finish()` (the file connector) keep one output open for the whole run; `abort()` drops it unfinished. */
+type SingleWriter = Connector & { finish(overrides?: { credits?: number }): Promise<unknown>; abort?(): Promise<void> };
+
+function isSingleWriter(connector: Connector): connector is SingleWriter {
   return typeof (connector as { finish?: unknown }).finish === 'function';
+}
+
+/** The reasons of the unknown results among report rows, by contact id (carried by re-check jobs for the breakdown). */
+function unknownReasons(rows: readonly ReportRow[]): Record<string, string> {
+  const reasons: Record<string, string> = {};
+  for (const row of rows) if (row.risk === 'unknown' && row.reason) reasons[row.contactId] = row.reason;
+  return reasons;
 }
 
 function writeOptionsOf(run: RunRecord): WriteOptions {

@@ -29,6 +29,8 @@ export interface RecheckJobData {
   attempt: number;
   contacts: Contact[];
   writeOptions: WriteOptions;
+  /** The reason of each contact's unknown result so far, by contact id: the run's breakdown moves it when a re-check knows better. */
+  reasons?: Record<string, string>;
 }
 
 /** `events` queue: a webhook event, coalesced per contact. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ReportRow, RunCounters, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
+import type { ReportRow, RunBreakdown, RunCounters, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
+import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
 
 export const COUNTER_NAMES = ['pulled', 'skipped', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
 
@@ -9,19 +10,62 @@ export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped:
 
 export const FINISHED: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
+/** The statusReason of a run a user paused (a run paused on a quota, a key or the credit cap says why instead). */
+export const USER_PAUSE_REASON = 'paused by a user';
+
 /** Counters live as `n:<name>` fields of the run hash, so HINCRBY updates them atomically. */
 const counterField = (name: string) => `n:${name}`;
 
 /**
- * Marks a page's chunk done and adds its counters in one step; a page already counted (a chunk
- * delivered twice after a crash) changes nothing. Returns 1 when counted, 0 when already done.
+ * Adds report rows with their breakdown delta (see run-breakdown.ts): ARGV from `i` holds `nPairs`
+ * (field, delta) pairs for the breakdown hash, then `nFailures` failed rows (kept while the list
+ * has room), then the rows. Shared by COUNT_PAGE and APPEND_REPORT.
  */
-const COUNT_PAGE = `
+const ADD_ROWS = `
+local function add_rows(report, breakdown, failures, i, nPairs, nFailures, keep)
+  for _ = 1, nPairs do redis.call('HINCRBY', breakdown, ARGV[i], ARGV[i + 1]); i = i + 2 end
+  local room = keep - redis.call('LLEN', failures)
+  for _ = 1, nFailures do
+    if room > 0 then redis.call('RPUSH', failures, ARGV[i]); room = room - 1 end
+    i = i + 1
+  end
+  for j = i, #ARGV do redis.call('RPUSH', report, ARGV[j]) end
+end`;
+
+/**
+ * Marks a page's chunk done and adds its counters, report rows and breakdown in one step; a page
+ * already counted (a chunk delivered twice after a crash) changes nothing. Returns 1 when counted,
+ * 0 when already done. ARGV: page, counter pairs, breakdown pairs, failures, kept failures, then the lists.
+ */
+const COUNT_PAGE = `${ADD_ROWS}
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
-local pairs = tonumber(ARGV[2])
-for i = 3, 2 + 2 * pairs, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
-for i = 3 + 2 * pairs, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+local counterPairs = tonumber(ARGV[2])
+local i = 6
+for _ = 1, counterPairs do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
+add_rows(KEYS[3], KEYS[4], KEYS[5], i, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
 redis.call('HINCRBY', KEYS[1], 'pagesDone', 1)
+return 1`;
+
+/** Report rows outside a page (re-checks), with their breakdown. ARGV: breakdown pairs, failures, kept failures, then the lists. */
+const APPEND_REPORT = `${ADD_ROWS}
+add_rows(KEYS[1], KEYS[2], KEYS[3], 4, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+return 1`;
+
+/**
+ * Saves where paging got to, only if no other pager saved this page first (pages == ARGV[1]): two
+ * pagers of one run (a pause and a quick resume) cannot both count a page; the one that loses stops.
+ * ARGV: page, next page, '1' when the source ended, cursor, then counter pairs.
+ */
+const SAVE_PAGE = `
+if tonumber(redis.call('HGET', KEYS[1], 'pages') or '0') ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'pages', ARGV[2])
+if ARGV[3] == '1' then
+  redis.call('HDEL', KEYS[1], 'cursor')
+  redis.call('HSET', KEYS[1], 'pagingDone', '1')
+else
+  redis.call('HSET', KEYS[1], 'cursor', ARGV[4])
+end
+for i = 5, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1`;
 
 /** Completes a running run once: paging done and every enqueued page counted. Returns 1 when it did. */
@@ -122,13 +166,14 @@ export class RunStore {
     if (names.length) await this.redis.hdel(this.keys.run(id), ...names);
   }
 
-  /** Saves where paging got to: the next page's index and cursor (absent at the end). */
-  async savePage(id: string, nextPageIndex: number, cursor: string | undefined, counters: Partial<RunCounters>): Promise<void> {
-    const m = this.redis.multi().hset(this.keys.run(id), 'pages', String(nextPageIndex));
-    if (cursor === undefined) m.hdel(this.keys.run(id), 'cursor').hset(this.keys.run(id), 'pagingDone', '1');
-    else m.hset(this.keys.run(id), 'cursor', cursor);
-    for (const [name, n] of Object.entries(counters)) if (n) m.hincrby(this.keys.run(id), counterField(name), n);
-    await m.exec();
+  /**
+   * Saves where paging got to after page `pageIndex`: the next page's index and cursor (absent at the
+   * end) and the page's counters. False, saving nothing, when another pager saved this page already.
+   */
+  async savePage(id: string, pageIndex: number, cursor: string | undefined, counters: Partial<RunCounters>): Promise<boolean> {
+    const args = [String(pageIndex), String(pageIndex + 1), cursor === undefined ? '1' : '0', cursor ?? ''];
+    for (const [name, n] of Object.entries(counters)) if (n) args.push(counterField(name), String(n));
+    return ((await this.redis.eval(SAVE_PAGE, 1, this.keys.run(id), ...args)) as number) === 1;
   }
 
   async incrementCounters(id: string, counters: Partial<RunCounters>): Promise<void> {
@@ -138,15 +183,17 @@ export class RunStore {
   }
 
   /**
-   * Counts a page's chunk exactly once, with its report rows, and releases its credit reservation,
-   * all in one atomic step (see COUNT_PAGE). False when the page had been counted already.
+   * Counts a page's chunk exactly once, with its report rows and their breakdown, and releases its
+   * credit reservation, all in one atomic step (see COUNT_PAGE). False when the page had been counted already.
    */
   async countPage(id: string, pageIndex: number, counters: Partial<RunCounters>, releaseReserved: number, rows: ReportRow[] = []): Promise<boolean> {
     const pairs: string[] = [];
     for (const [name, n] of Object.entries(counters)) if (n) pairs.push(counterField(name), String(n));
     if (releaseReserved) pairs.push('reserved', String(-releaseReserved));
-    const args = [String(pageIndex), String(pairs.length / 2), ...pairs, ...rows.map((r) => JSON.stringify(r))];
-    const r = (await this.redis.eval(COUNT_PAGE, 3, this.keys.run(id), this.keys.pagesDone(id), this.keys.report(id), ...args)) as number;
+    const delta = breakdownDelta(rows);
+    const args = [String(pageIndex), String(pairs.length / 2), String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...pairs, ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
+    const k = this.keys;
+    const r = (await this.redis.eval(COUNT_PAGE, 5, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), ...args)) as number;
     return r === 1;
   }
 
@@ -167,8 +214,17 @@ export class RunStore {
     return ((await this.redis.eval(TRY_COMPLETE, 1, this.keys.run(id), new Date().toISOString())) as number) === 1;
   }
 
-  async appendReport(id: string, rows: ReportRow[]): Promise<void> {
-    if (rows.length) await this.redis.rpush(this.keys.report(id), ...rows.map((r) => JSON.stringify(r)));
+  /** Adds report rows outside a page (re-checks) with their breakdown; `priorReasons` are the reasons the re-checked contacts had. */
+  async appendReport(id: string, rows: ReportRow[], priorReasons: Record<string, string> = {}): Promise<void> {
+    if (!rows.length) return;
+    const delta = breakdownDelta(rows, priorReasons);
+    const args = [String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
+    await this.redis.eval(APPEND_REPORT, 3, this.keys.report(id), this.keys.breakdown(id), this.keys.failures(id), ...args);
+  }
+
+  /** Counts by risk and reason, and the first failures, kept as rows were added (cheap to poll). */
+  breakdown(id: string): Promise<RunBreakdown> {
+    return readBreakdown(this.redis, this.keys, id);
   }
 
   async *report(id: string, batch = 1000): AsyncIterable<ReportRow> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InputError, type ContactEvent } from '@verify-hub/core';
-import type { ReportRow, RunCounters, RunRecord, RunService, RunStatus, StartRunRequest } from '@verify-hub/sync-jobs';
+import type { ReportRow, RunBreakdown, RunCounters, RunRecord, RunService, RunStatus, StartRunRequest } from '@verify-hub/sync-jobs';
 
 const ZERO: RunCounters = { pulled: 0, skipped: 0, cached: 0, verified: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 };
 const FINAL: RunStatus[] = ['completed', 'failed', 'cancelled'];
@@ -72,6 +72,31 @@ export class FakeRunService implements RunService {
     const run = this.require(id);
     if (run.status !== 'paused') throw new InputError('id', `run ${id} is ${run.status}, not paused`);
     return this.update(id, { status: 'running', statusReason: undefined });
+  }
+
+  async pause(id: string): Promise<RunRecord> {
+    const run = this.require(id);
+    if (run.status !== 'queued' && run.status !== 'running') throw new InputError('id', `run ${id} is ${run.status}; only a queued or running run can be paused`);
+    return this.update(id, { status: 'paused', statusReason: 'paused by a user', resumeAt: undefined });
+  }
+
+  /** Counted from the run's report rows (`reports`), as the pipeline counts its own. */
+  async breakdown(id: string): Promise<RunBreakdown> {
+    this.require(id);
+    const rows = this.reports.get(id) ?? [];
+    const risk = { safe: 0, risky: 0, invalid: 0, unknown: 0 };
+    const reasons = new Map<string, number>();
+    for (const row of rows) {
+      if (row.risk) risk[row.risk]++;
+      if (row.reason) reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
+    }
+    const failed = rows.filter((r) => r.outcome === 'failed');
+    return {
+      risk,
+      reasons: [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count })),
+      failures: failed.slice(0, 100).map((r) => ({ contactId: r.contactId, email: r.email, error: r.error })),
+      failuresTotal: failed.length,
+    };
   }
 
   async recheckUnknowns(id: string): Promise<RunRecord> {

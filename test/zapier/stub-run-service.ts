@@ -1,4 +1,4 @@
-import type { RunRecord, RunService } from '@verify-hub/sync-jobs';
+import type { RunBreakdown, RunRecord, RunService } from '@verify-hub/sync-jobs';
 
 /**
  * The part of the RunService contract the hub's completion webhooks and run list use: runs kept in
@@ -56,6 +56,12 @@ export class StubRunService implements RunService {
     throw new Error('not used by the Zapier tests');
   }
   enqueueEvent(): Promise<{ queued: boolean }> {
+    throw new Error('not used by the Zapier tests');
+  }
+  pause(): Promise<RunRecord> {
+    throw new Error('not used by the Zapier tests');
+  }
+  breakdown(): Promise<RunBreakdown> {
     throw new Error('not used by the Zapier tests');
   }
 }

@@ -201,6 +201,17 @@ export class FileConnector implements Connector {
     return summary;
   }
 
+  /**
+   * Ends without finishing (a paused or cancelled queue run): closes the input and removes the
+   * partial outputs. A new connector writes the run again from the start.
+   */
+  async abort(): Promise<void> {
+    await this.reader?.close();
+    this.reader = undefined;
+    const output = await this.outputStart?.catch(() => undefined);
+    await output?.abort();
+  }
+
   private startOutput(dryRun: boolean): Promise<OrderedOutput> {
     if (this.summary) return Promise.reject(new VerifyHubError(`${this.options.input}: finish() was called already; start a new connector for another run`));
     this.outputStart ??= this.layout().then(({ layout }) => {

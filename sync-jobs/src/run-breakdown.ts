@@ -1,0 +1,75 @@
+import { RISKS, type Risk } from '@verify-hub/core';
+import type { Redis } from 'ioredis';
+import type { ReportRow, RunBreakdown } from './contracts';
+import type { Keys } from './keys';
+
+/** Failed rows kept for the run page; the total is counted beyond it. */
+export const FAILURES_KEPT = 100;
+
+/**
+ * What a batch of report rows adds to a run's breakdown: `pairs` are (field, delta) for the
+ * `<run>:breakdown` hash (`risk:<risk>`, `reason:<reason>`, `failed`), `failures` the JSON of the
+ * failed rows (the store keeps the first FAILURES_KEPT). Computed here, applied by the run store in
+ * the same atomic step that adds the rows, so the breakdown always matches the report.
+ */
+export interface BreakdownDelta {
+  pairs: string[];
+  failures: string[];
+}
+
+type Failure = RunBreakdown['failures'][number];
+
+/**
+ * The breakdown describes each contact's latest result: a run's own row counts its risk and reason;
+ * a re-check row (`recheck_*`) replaces the contact's unknown result, so it moves one count from
+ * `unknown` (and from the reason it had, `priorReasons[contactId]`, when known) to its own.
+ * Failures are the rows whose outcome is `failed` (a write the platform refused during the run).
+ */
+export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonly<Record<string, string>> = {}): BreakdownDelta {
+  const deltas = new Map<string, number>();
+  const add = (field: string, n: number) => deltas.set(field, (deltas.get(field) ?? 0) + n);
+  const failures: string[] = [];
+  for (const row of rows) {
+    if (row.outcome.startsWith('recheck_')) {
+      if (row.risk) {
+        add('risk:unknown', -1);
+        add(`risk:${row.risk}`, 1);
+      }
+      const prior = priorReasons[row.contactId];
+      if (prior) add(`reason:${prior}`, -1);
+      if (row.reason) add(`reason:${row.reason}`, 1);
+      continue;
+    }
+    if (row.risk) add(`risk:${row.risk}`, 1);
+    if (row.reason) add(`reason:${row.reason}`, 1);
+    if (row.outcome === 'failed') {
+      add('failed', 1);
+      if (failures.length < FAILURES_KEPT) {
+        const failure: Failure = { contactId: row.contactId, email: row.email };
+        if (row.error !== undefined) failure.error = row.error;
+        failures.push(JSON.stringify(failure));
+      }
+    }
+  }
+  const pairs: string[] = [];
+  for (const [field, n] of deltas) if (n !== 0) pairs.push(field, String(n));
+  return { pairs, failures };
+}
+
+/** Reads a run's breakdown: two Redis calls whatever the run's size (the run page polls it every second). */
+export async function readBreakdown(redis: Redis, keys: Keys, runId: string): Promise<RunBreakdown> {
+  const [[, counts], [, failureRows]] = (await redis.multi().hgetall(keys.breakdown(runId)).lrange(keys.failures(runId), 0, FAILURES_KEPT - 1).exec()) as [[Error | null, Record<string, string>], [Error | null, string[]]];
+  const risk = Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>;
+  const reasons: RunBreakdown['reasons'] = [];
+  for (const [field, value] of Object.entries(counts)) {
+    const n = Number(value);
+    if (field.startsWith('risk:')) {
+      const name = field.slice('risk:'.length) as Risk;
+      if (name in risk) risk[name] = Math.max(0, n);
+    } else if (field.startsWith('reason:') && n > 0) {
+      reasons.push({ reason: field.slice('reason:'.length), count: n });
+    }
+  }
+  reasons.sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  return { risk, reasons, failures: failureRows.map((r) => JSON.parse(r) as Failure), failuresTotal: Number(counts.failed ?? 0) };
+}
