@@ -13,7 +13,13 @@ import { runRoutes } from './routes/runs';
 import { fileRoutes } from './routes/files';
 import { hookRoutes } from './routes/hooks';
 import { healthRoutes } from './routes/health';
+import { sessionRoutes } from './routes/session';
+import { connectionRoutes, oauthCallbackRoutes } from './routes/connections';
+import { scheduleRoutes } from './routes/schedules';
 import { queueBoard } from './queue-board';
+import { SessionStore, SignInLimiter } from './session';
+import { OAuthStates } from './oauth-states';
+import { dashboardRoutes } from './dashboard';
 
 export interface HubApp {
   app: Express;
@@ -94,22 +100,45 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     }),
   );
 
+  const sessions = new SessionStore(deps.redis, prefix);
+  const signInLimiter = new SignInLimiter(deps.redis, prefix, { maxFailures: deps.signIn?.maxFailures ?? 10, windowSeconds: deps.signIn?.windowSeconds ?? 60 });
+  const connectionOptions = {
+    runs: deps.runs,
+    connections: deps.connections,
+    operations: deps.operations,
+    platforms: deps.platforms ?? {},
+    states: new OAuthStates(deps.redis, prefix),
+    publicUrl: deps.publicUrl,
+    logger,
+  };
+  const adminOnly = requireAdminToken(deps.adminToken, { sessions });
+
+  // The platforms' OAuth redirects land here: the state, not a session, authenticates them.
+  app.use('/oauth', oauthCallbackRoutes(connectionOptions));
+
   const api = express.Router();
-  api.use(requireAdminToken(deps.adminToken));
+  api.use(sessionRoutes({ adminToken: deps.adminToken, sessions, limiter: signInLimiter }));
+  api.use(adminOnly);
   api.use(express.json({ limit: '1mb' }));
   api.use(runRoutes(deps.runs));
-  api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, connections: deps.connections }));
+  api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, connections: deps.connections, operations: deps.operations }));
   api.use(hookRoutes(hooks));
+  api.use(connectionRoutes(connectionOptions));
+  api.use(scheduleRoutes(deps.schedules));
   app.use('/api', api);
 
+  const queueAuth = requireAdminToken(deps.adminToken, { browser: true, sessions });
   const queues = [...(deps.queues ?? []), ingest.queue as Queue, ...(delivery ? [delivery.deliveryQueue] : [])];
-  if (queues.length) app.use(QUEUE_UI_PATH, requireAdminToken(deps.adminToken, { browser: true }), queueBoard(queues, QUEUE_UI_PATH));
-  else app.use(QUEUE_UI_PATH, requireAdminToken(deps.adminToken, { browser: true }), (_req, res) => sendError(res, 404, 'NOT_FOUND', 'no queues to show'));
+  if (queues.length) app.use(QUEUE_UI_PATH, queueAuth, queueBoard(queues, QUEUE_UI_PATH));
+  else app.use(QUEUE_UI_PATH, queueAuth, (_req, res) => sendError(res, 404, 'NOT_FOUND', 'no queues to show'));
 
   for (const mount of deps.mounts ?? []) {
-    if (mount.auth) app.use(mount.path, requireAdminToken(deps.adminToken), mount.handler);
+    if (mount.auth) app.use(mount.path, adminOnly, mount.handler);
     else app.use(mount.path, mount.handler);
   }
+
+  // The dashboard: the single-page app at / and its bundle at /assets/* (after the API, before the 404).
+  app.use(dashboardRoutes({ logger }));
 
   app.use(notFound);
   app.use(errorHandler(logger));

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
 import type { ConnectionStore, ContactEvent, Logger, RawWebhookRequest, SecretBox } from '@verify-hub/core';
-import type { RunService } from '@verify-hub/sync-jobs';
+import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
+import type { PlatformSetups } from './platform-setup';
 
 /**
  * What the hub service is built from. Everything is passed in, so tests hand it a fake RunService and
@@ -61,4 +62,12 @@ export interface HubAppDeps {
   mounts?: { path: string; handler: RequestHandler; auth?: boolean }[];
   /** Upload limits (defaults: 50,000 rows, 64 MB). */
   upload?: { maxRows?: number; maxBytes?: number };
+  /** Recurring syncs (the dashboard's schedules); without it /api/schedules answers 503. */
+  schedules?: ScheduleService;
+  /** Credit estimates and ensureSchema through the connectors; without it those routes answer 503. */
+  operations?: ConnectionOperations;
+  /** How each platform is connected (key form, OAuth), built by the host from the connectors. */
+  platforms?: PlatformSetups;
+  /** Failed dashboard sign-ins allowed per client address and window (default 10 per 60 s). */
+  signIn?: { maxFailures?: number; windowSeconds?: number };
 }

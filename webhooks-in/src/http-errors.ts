@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { InputError, VerifyHubError, WebhookRejectedError, type Logger } from '@verify-hub/core';
+import { PlatformRejectedError } from './platform-setup';
 
 /**
  * Errors the hub answers with, in the engine's JSON shape `{"error": "...", "code": "..."}` (plus
@@ -40,6 +41,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (error instanceof WebhookRejectedError) return sendError(res, error.status ?? 400, error.code, error.message);
     // The pipeline refusing a request (unknown connection, a finished run resumed): the caller's to fix.
     if (error instanceof InputError) return sendError(res, 400, error.code, error.message, error.field);
+    if (error instanceof PlatformRejectedError) return sendError(res, 400, error.code, error.message, error.field);
     const transport = (error ?? {}) as TransportError;
     if (transport.type === 'entity.too.large' || transport.code === 'LIMIT_FILE_SIZE') {
       return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');

@@ -9,3 +9,6 @@ export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
 export { UPLOAD_EXTENSIONS } from './routes/files';
 export * from './webhook-receivers';
 export * from './webhook-ingest';
+export * from './platform-setup';
+export * from './connection-view';
+export { SESSION_COOKIE, CSRF_HEADER, SESSION_TTL_SECONDS } from './session';

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { ConfigError, createLocalLimiter, loadConfig, type ConnectionRecord, type ConnectorDeps, type SchemaReport } from '@verify-hub/core';
-import { DEFAULT_API_BASE, HubSpotConnector, RATE_TIERS, hubspotInstallUrl, privateAppConnection, type RateTier } from '@verify-hub/connector-hubspot';
+import { HubSpotConnector, RATE_TIERS, hubspotInstallUrl, privateAppConnection, type RateTier } from '@verify-hub/connector-hubspot';
 import { createRedisLimiterFactory } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
 import { openConnectionStore } from '../stored-connections';
+import { hubspotTokenConnection } from '../platform-setup';
 
 interface SetupOptions {
   connection?: string;
@@ -56,9 +57,8 @@ async function connect(opts: ConnectOptions): Promise<void> {
   const config = loadConfig(process.env);
   if (opts.tier && !(opts.tier in RATE_TIERS)) throw new ConfigError('--tier', `must be one of ${Object.keys(RATE_TIERS).join(', ')}`);
   if (!config.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required: the private app token to store');
-  const record: ConnectionRecord = await privateAppConnection({ accessToken: config.HUBSPOT_ACCESS_TOKEN, apiBase: config.HUBSPOT_API_BASE, label: opts.label, rateTier: opts.tier });
-  // The default API base is not stored, so the connection follows HUBSPOT_API_BASE if it is set later.
-  if (record.settings?.apiBase === DEFAULT_API_BASE) delete record.settings.apiBase;
+  // The same function the dashboard's connection form uses.
+  const record: ConnectionRecord = await hubspotTokenConnection(config, { accessToken: config.HUBSPOT_ACCESS_TOKEN, label: opts.label, rateTier: opts.tier });
   const { redis, store } = openConnectionStore(config);
   try {
     await store.save(record);

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ConfigError, createLocalLimiter, loadConfig, type ConnectionRecord } from '@verify-hub/core';
-import { MailchimpConnector, dataCenterFromApiKey } from '@verify-hub/connector-mailchimp';
+import { MailchimpConnector } from '@verify-hub/connector-mailchimp';
 import { EXIT } from '../command';
 import { openConnectionStore } from '../stored-connections';
+import { mailchimpKeyConnection, mailchimpWebhookPath } from '../platform-setup';
 
 interface ConnectOptions {
   list: string;
@@ -19,16 +19,8 @@ async function connect(opts: ConnectOptions): Promise<void> {
   const config = loadConfig(process.env);
   if (!config.MAILCHIMP_API_KEY) throw new ConfigError('MAILCHIMP_API_KEY', 'is required: the API key to store');
   if (!/^[A-Za-z0-9]+$/.test(opts.list)) throw new ConfigError('--list', 'must be an audience id (letters and digits)');
-  const dc = dataCenterFromApiKey(config.MAILCHIMP_API_KEY);
-  const webhookSecret = randomBytes(24).toString('base64url');
-  const record: ConnectionRecord = {
-    id: `mailchimp-${dc}-${opts.list}`,
-    platform: 'mailchimp',
-    label: opts.label ?? `Mailchimp ${dc} audience ${opts.list}`,
-    createdAt: new Date().toISOString(),
-    credentials: { apiKey: config.MAILCHIMP_API_KEY, webhookSecret },
-    settings: { listId: opts.list, ...(config.MAILCHIMP_API_BASE ? { apiBase: config.MAILCHIMP_API_BASE } : {}) },
-  };
+  // The same function the dashboard's connection form uses: checks the key and audience, makes the webhook secret.
+  const { record, webhookSecret } = await mailchimpKeyConnection(config, { apiKey: config.MAILCHIMP_API_KEY, listId: opts.list, label: opts.label });
   const { redis, store } = openConnectionStore(config);
   try {
     await store.save(record);
@@ -37,7 +29,7 @@ async function connect(opts: ConnectOptions): Promise<void> {
   }
   const base = (config.HUB_PUBLIC_URL ?? `http://<your hub>:${config.PORT}`).replace(/\/+$/, '');
   console.log(`stored connection ${record.id} (${record.label})`);
-  console.log(`webhook URL for Mailchimp (shown once; untick "by the API"): ${base}/webhooks/mailchimp/${record.id}/${webhookSecret}`);
+  console.log(`webhook URL for Mailchimp (shown once; untick "by the API"): ${base}${mailchimpWebhookPath(record.id, webhookSecret)}`);
   console.log(`then: verify-hub mailchimp setup --list ${opts.list} && verify-hub sync mailchimp --connection ${record.id}`);
 }
 

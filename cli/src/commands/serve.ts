@@ -7,6 +7,7 @@ import { createMcpHttpHandler } from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
 import { pipelineFromConfig } from '../pipeline-from-config';
+import { platformSetups } from '../platform-setup';
 import { portNumber } from '../options';
 import { untilSignal } from '../until-signal';
 
@@ -75,6 +76,11 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     workersRunning: options.workers === false ? undefined : () => workersRunning,
     secretBox: box,
     connections,
+    // The dashboard: recurring syncs, estimates and field setup through the pipeline's connectors, and
+    // the platforms' connection forms and OAuth sign-in (the same functions as the connect commands).
+    schedules: pipeline,
+    operations: pipeline,
+    platforms: platformSetups(config),
     publicUrl: config.HUB_PUBLIC_URL,
     trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
     logger,

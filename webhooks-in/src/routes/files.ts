@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { access, rm } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { access, rm, stat } from 'node:fs/promises';
+import { basename, extname, isAbsolute, join, relative } from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import { InputError, type ConnectionStore } from '@verify-hub/core';
-import { FileConnector, type FileInspection } from '@verify-hub/connector-file';
-import type { RunService } from '@verify-hub/sync-jobs';
+import { InputError, type ConnectionRecord, type ConnectionStore } from '@verify-hub/core';
+import { DEFAULT_MAX_ROWS, FileConnector, type FileInspection, type RemovableRisk } from '@verify-hub/connector-file';
+import type { ConnectionOperations, RunEstimate, RunRecord, RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
-import { RunIdParams, UploadFields } from '../schemas';
+import { RunIdParams, RunOptionsSchema, UploadFields } from '../schemas';
 import { runView } from '../run-view';
 import { outputPath, uploadedInput, type OutputKind } from '../file-outputs';
 
@@ -24,7 +24,39 @@ export interface FileRoutesOptions {
   maxRows?: number;
   /** Where a file run's settings (email column, rows to remove) are stored: the file connector reads them. */
   connections?: ConnectionStore;
+  /** The credit estimate of a previewed upload. */
+  operations?: ConnectionOperations;
 }
+
+/** What an upload's connection (`file-<uploadId>`) holds: the file connector's options, plus the run started from it. */
+interface UploadSettings {
+  input: string;
+  column?: string;
+  remove: RemovableRisk[];
+  maxRows?: number;
+  /** Set once a run was started over the upload: a second one would overwrite its outputs. */
+  runId?: string;
+}
+
+/** The choices a run over an upload is started with (the one-shot form fields, or the dashboard's start body). */
+interface StartChoices {
+  column?: string;
+  removeRisky?: boolean;
+  dryRun?: boolean;
+  maxCredits?: number;
+  freshnessDays?: number;
+}
+
+const UploadIdParams = z.object({ uploadId: z.uuid('must be an upload id') });
+const PreviewFields = UploadFields.pick({ column: true });
+const EstimateQuery = z.strictObject({ column: z.string().min(1).max(200).optional() });
+const StartUploadBody = z.strictObject({
+  column: z.string().min(1).max(200).optional(),
+  removeRisky: z.boolean().optional(),
+  dryRun: z.boolean().optional(),
+  maxCredits: RunOptionsSchema.shape.maxCredits,
+  freshnessDays: RunOptionsSchema.shape.freshnessDays,
+});
 
 /** A file name safe to keep on disk: the original's letters, digits, dot, dash and underscore, extension lower-cased. */
 function safeName(original: string): string {
@@ -33,24 +65,52 @@ function safeName(original: string): string {
   return `${stem}${ext}`;
 }
 
-/** The file connector's own reading of the file; its refusals become 400s naming the file. */
-async function inspect(settings: { input: string; column?: string; maxRows?: number }): Promise<FileInspection> {
+const connectionIdOf = (uploadId: string) => `file-${uploadId}`;
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * The file connector's own reading of the file. Its refusals become 400s in words a marketer acts on,
+ * naming `file` (or `column` for a column the user picked); server paths and CLI flags stay out.
+ */
+async function inspect(settings: UploadSettings): Promise<FileInspection> {
   try {
     return await new FileConnector(settings).inspect();
   } catch (error) {
-    if (error instanceof InputError) throw new HttpError(400, 'INVALID_INPUT', `file: ${error.message}`, 'file');
-    throw new HttpError(400, 'INVALID_INPUT', 'file: cannot be read as CSV or Excel (.xlsx)', 'file');
+    throw refusalOf(error, settings);
   }
+}
+
+function refusalOf(error: unknown, settings: UploadSettings): HttpError {
+  const field = error instanceof InputError ? error.field : undefined;
+  if (field === 'maxRows') {
+    const limit = (settings.maxRows ?? DEFAULT_MAX_ROWS).toLocaleString('en-US');
+    return new HttpError(400, 'INVALID_INPUT', `file: has more than ${limit} rows, the most one file may have: split it into smaller files and upload each`, 'file');
+  }
+  if (field === 'column' && settings.column !== undefined) {
+    return new HttpError(400, 'INVALID_INPUT', `column: this file has no column "${settings.column}": pick one of its columns`, 'column');
+  }
+  if (field === 'column') {
+    return new HttpError(400, 'INVALID_INPUT', 'file: no column of email addresses was found: give the email column a header such as "email", or pick it', 'file');
+  }
+  if (error instanceof InputError && /has no rows$/.test(error.message)) return new HttpError(400, 'INVALID_INPUT', 'file: the file is empty', 'file');
+  return new HttpError(400, 'INVALID_INPUT', 'file: cannot be read as CSV or Excel (.xlsx): save it as CSV (UTF-8) or .xlsx and upload it again', 'file');
 }
 
 const OutputParams = z.object({ kind: z.enum(['cleaned', 'removed', 'summary']) });
 
 /**
- * The bulk-file feature: upload a CSV/Excel file (it becomes a `file` run over the saved copy),
- * then download the cleaned file, the removed rows and the summary once the run completed.
+ * The bulk-file feature. One code path: an upload is received, inspected and saved as connection
+ * `file-<uploadId>`, then a run is started over it. `POST /files` does it all at once;
+ * the dashboard previews first (`POST /files/preview`, with a credit estimate), then starts
+ * (`POST /files/:uploadId/start`). The outputs are downloaded once the run completed.
  */
 export function fileRoutes(options: FileRoutesOptions): Router {
   const router = Router();
+  const starting = new Set<string>();
   const upload = multer({
     storage: multer.diskStorage({
       destination: (req, _file, done) => {
@@ -71,11 +131,21 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       if (file.fieldname !== 'file') return done(new HttpError(400, 'INVALID_INPUT', `${file.fieldname}: send the file in the form field "file"`, 'file'));
       const ext = extname(file.originalname).toLowerCase();
       if (!UPLOAD_EXTENSIONS.includes(ext)) {
-        return done(new HttpError(400, 'INVALID_INPUT', `file: unsupported type "${ext || '(none)'}"; send .csv, .tsv, .txt or .xlsx`, 'file'));
+        return done(new HttpError(400, 'INVALID_INPUT', `file: unsupported type "${ext || '(none)'}": upload a CSV file (.csv, .tsv, .txt) or an Excel workbook (.xlsx)`, 'file'));
       }
       done(null, true);
     },
   });
+
+  const store = (): ConnectionStore => {
+    if (!options.connections) throw new HttpError(503, 'UPLOADS_DISABLED', 'file uploads need the connection store: set HUB_SECRET_KEY');
+    return options.connections;
+  };
+
+  const discard = async (uploadId: string) => {
+    await rm(join(options.uploadDir, uploadId), { recursive: true, force: true });
+    await options.connections?.delete(connectionIdOf(uploadId));
+  };
 
   // A refused upload (type, size, field) leaves nothing behind: multer removes the partial file, this the folder.
   const receiveFile: RequestHandler = (req, res, next) => {
@@ -86,38 +156,127 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     });
   };
 
-  router.post('/files', receiveFile, async (req, res) => {
-    const file = req.file;
-    if (!file) throw new HttpError(400, 'INVALID_INPUT', 'file: required (multipart/form-data, field "file")', 'file');
-    const uploadId = (req as { uploadId?: string }).uploadId!;
+  /** The received file, read once now: a file over the row limit, without an email column or unreadable is refused here, before any run. */
+  const keepUpload = async (file: Express.Multer.File, uploadId: string, column: string | undefined): Promise<{ record: ConnectionRecord; inspection: FileInspection }> => {
+    const settings: UploadSettings = { input: file.path, column, remove: ['invalid'], maxRows: options.maxRows };
+    const inspection = await inspect(settings);
+    const record: ConnectionRecord = { id: connectionIdOf(uploadId), platform: 'file', label: file.originalname.slice(0, 200), createdAt: new Date().toISOString(), credentials: {}, settings: { ...settings } };
+    await store().save(record);
+    return { record, inspection };
+  };
+
+  /** A kept upload by id (404 when there is none). */
+  const keptUpload = async (uploadId: string): Promise<{ record: ConnectionRecord; settings: UploadSettings }> => {
+    const record = await store().get(connectionIdOf(uploadId));
+    const input = record?.settings?.input;
+    // Only a file inside the upload folder is ever read (or its outputs written) from here.
+    if (!record || record.platform !== 'file' || typeof input !== 'string' || !isInside(options.uploadDir, input)) throw new HttpError(404, 'NOT_FOUND', `upload ${uploadId} not found`);
+    return { record, settings: record.settings as unknown as UploadSettings };
+  };
+
+  const uploadView = async (uploadId: string, record: ConnectionRecord, inspection: FileInspection) => ({
+    id: uploadId,
+    name: record.label,
+    bytes: (await stat(String(record.settings!.input))).size,
+    rows: inspection.rowCount,
+    columns: inspection.columns,
+    emailColumn: inspection.emailColumn,
+  });
+
+  const estimate = (uploadId: string, settings: UploadSettings): Promise<RunEstimate> => {
+    if (!options.operations) throw new HttpError(503, 'ESTIMATES_DISABLED', 'credit estimates are not available in this deployment');
+    return options.operations.estimate({ platform: 'file', connectionId: connectionIdOf(uploadId), scope: `file:${settings.input}` });
+  };
+
+  /** Starts the one run over a kept upload, with the chosen column and rows to remove. */
+  const startRun = async (uploadId: string, choices: StartChoices): Promise<{ run: RunRecord; upload: Awaited<ReturnType<typeof uploadView>> }> => {
+    if (starting.has(uploadId)) throw new HttpError(409, 'ALREADY_STARTED', 'this file is already being cleaned');
+    starting.add(uploadId);
     try {
-      if (!options.connections) throw new HttpError(503, 'UPLOADS_DISABLED', 'file uploads need the connection store: set HUB_SECRET_KEY');
-      const fields = parseInput(UploadFields, req.body ?? {}, 'form');
-      const remove: ('invalid' | 'risky')[] = fields.removeRisky === 'true' ? ['invalid', 'risky'] : ['invalid'];
-      const settings = { input: file.path, column: fields.column, remove, maxRows: options.maxRows };
-      // Read the file once now, so a file over the row limit, without an email column or unreadable is
-      // refused here with its reason, not after the run started.
+      const { record, settings: kept } = await keptUpload(uploadId);
+      if (kept.runId) throw new HttpError(409, 'ALREADY_STARTED', `this file is already being cleaned (run ${kept.runId}): upload it again for another run`);
+      const settings: UploadSettings = { ...kept, column: choices.column ?? kept.column, remove: choices.removeRisky ? ['invalid', 'risky'] : ['invalid'] };
       const inspection = await inspect(settings);
-      const connectionId = `file-${uploadId}`;
-      await options.connections.save({ id: connectionId, platform: 'file', label: file.originalname.slice(0, 200), createdAt: new Date().toISOString(), credentials: {}, settings });
+      await store().save({ ...record, settings: { ...settings } });
       const run = await options.runs.start({
         platform: 'file',
-        connectionId,
-        scope: `file:${file.path}`,
-        options: { dryRun: fields.dryRun === 'true' ? true : undefined, maxCredits: fields.maxCredits, freshnessDays: fields.freshnessDays },
+        connectionId: record.id,
+        scope: `file:${settings.input}`,
+        options: { dryRun: choices.dryRun ? true : undefined, maxCredits: choices.maxCredits, freshnessDays: choices.freshnessDays },
       });
-      res
-        .status(202)
-        .location(`/api/runs/${run.id}`)
-        .json({
-          run: runView(run),
-          upload: { id: uploadId, name: file.originalname, bytes: file.size, rows: inspection.rowCount, columns: inspection.columns, emailColumn: inspection.emailColumn },
-          links: { run: `/api/runs/${run.id}`, cleaned: `/api/runs/${run.id}/files/cleaned`, removed: `/api/runs/${run.id}/files/removed`, summary: `/api/runs/${run.id}/files/summary` },
-        });
+      await store().save({ ...record, settings: { ...settings, runId: run.id } });
+      return { run, upload: await uploadView(uploadId, record, inspection) };
+    } finally {
+      starting.delete(uploadId);
+    }
+  };
+
+  const started = (res: Parameters<RequestHandler>[1], result: Awaited<ReturnType<typeof startRun>>) => {
+    const { run } = result;
+    res
+      .status(202)
+      .location(`/api/runs/${run.id}`)
+      .json({
+        run: runView(run),
+        upload: result.upload,
+        links: { run: `/api/runs/${run.id}`, cleaned: `/api/runs/${run.id}/files/cleaned`, removed: `/api/runs/${run.id}/files/removed`, summary: `/api/runs/${run.id}/files/summary` },
+      });
+  };
+
+  const requireFile = (req: Parameters<RequestHandler>[0]) => {
+    if (!req.file) throw new HttpError(400, 'INVALID_INPUT', 'file: required (multipart/form-data, field "file")', 'file');
+    return { file: req.file, uploadId: (req as { uploadId?: string }).uploadId! };
+  };
+
+  // One-shot: upload and start at once.
+  router.post('/files', receiveFile, async (req, res) => {
+    const { file, uploadId } = requireFile(req);
+    try {
+      store();
+      const fields = parseInput(UploadFields, req.body ?? {}, 'form');
+      await keepUpload(file, uploadId, fields.column);
+      const result = await startRun(uploadId, { removeRisky: fields.removeRisky === 'true', dryRun: fields.dryRun === 'true', maxCredits: fields.maxCredits, freshnessDays: fields.freshnessDays });
+      started(res, result);
     } catch (error) {
-      await rm(join(options.uploadDir, uploadId), { recursive: true, force: true });
+      await discard(uploadId);
       throw error;
     }
+  });
+
+  // The dashboard: upload, see the columns, a sample and the credit estimate; nothing starts yet.
+  router.post('/files/preview', receiveFile, async (req, res) => {
+    const { file, uploadId } = requireFile(req);
+    try {
+      store();
+      const fields = parseInput(PreviewFields, req.body ?? {}, 'form');
+      const { record, inspection } = await keepUpload(file, uploadId, fields.column);
+      const view = await uploadView(uploadId, record, inspection);
+      res.status(201).json({ upload: { ...view, sample: inspection.sample }, estimate: await estimate(uploadId, record.settings as unknown as UploadSettings) });
+    } catch (error) {
+      await discard(uploadId);
+      throw error;
+    }
+  });
+
+  // Another email column: it is kept for the start, and the estimate is for it.
+  router.get('/files/:uploadId/estimate', async (req, res) => {
+    const { uploadId } = parseInput(UploadIdParams, req.params, 'params');
+    const { column } = parseInput(EstimateQuery, req.query, 'query');
+    const { record, settings } = await keptUpload(uploadId);
+    if (column !== undefined && column !== settings.column) {
+      if (settings.runId) throw new HttpError(409, 'ALREADY_STARTED', `this file is already being cleaned (run ${settings.runId})`);
+      const chosen = { ...settings, column };
+      await inspect(chosen);
+      await store().save({ ...record, settings: { ...chosen } });
+      return void res.json(await estimate(uploadId, chosen));
+    }
+    res.json(await estimate(uploadId, settings));
+  });
+
+  router.post('/files/:uploadId/start', async (req, res) => {
+    const { uploadId } = parseInput(UploadIdParams, req.params, 'params');
+    const body = parseInput(StartUploadBody, req.body ?? {}, 'body');
+    started(res, await startRun(uploadId, body));
   });
 
   router.get('/runs/:id/files/:kind', async (req, res) => {

@@ -46,6 +46,19 @@ export function runRoutes(runs: RunService): Router {
     res.json(runView(await runs.resume(id)));
   });
 
+  router.post('/runs/:id/pause', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    const run = await existing(id);
+    if (run.status !== 'queued' && run.status !== 'running') throw new HttpError(400, 'INVALID_INPUT', `id: run ${id} is ${run.status}; only a queued or running run can be paused`, 'id');
+    res.json(runView(await runs.pause(id)));
+  });
+
+  router.get('/runs/:id/breakdown', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    await existing(id);
+    res.json(await runs.breakdown(id));
+  });
+
   router.post('/runs/:id/recheck-unknowns', async (req, res) => {
     const { id } = parseInput(RunIdParams, req.params, 'params');
     await existing(id);

@@ -1,0 +1,204 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { FakeEngine } from '../fakes/engine';
+import { createHarness, bearer, type Harness } from './harness';
+import { FakeRunService } from './fake-run-service';
+import { MemoryConnectionStore, cleanFileRun } from './file-cleaning';
+import { FakeOperations } from './dashboard-fakes';
+
+describe('dashboard API: run pause and breakdown', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('pauses a queued or running run (a user pause), and refuses a finished one naming the id', async () => {
+    const run = await h.runs.start({ platform: 'hubspot', connectionId: 'hubspot-1', scope: 'all' });
+    const paused = await request(h.hub.app).post(`/api/runs/${run.id}/pause`).set(bearer);
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ id: run.id, status: 'paused', statusReason: 'paused by a user', progress: { percent: 0 } });
+    const again = await request(h.hub.app).post(`/api/runs/${run.id}/pause`).set(bearer);
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ code: 'INVALID_INPUT', field: 'id' });
+    expect(again.body.error).toMatch(/is paused; only a queued or running run can be paused/);
+    expect((await request(h.hub.app).post(`/api/runs/${run.id}/resume`).set(bearer)).body.status).toBe('running');
+    expect((await request(h.hub.app).post(`/api/runs/${run.id}/pause`).set(bearer)).status).toBe(200);
+    h.runs.finish(run.id, 'completed');
+    expect((await request(h.hub.app).post(`/api/runs/${run.id}/pause`).set(bearer)).status).toBe(400);
+    expect((await request(h.hub.app).post('/api/runs/run-nope/pause').set(bearer)).status).toBe(404);
+    const bad = await request(h.hub.app).post('/api/runs/not%20an%20id/pause').set(bearer);
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('params.id');
+  });
+
+  it('answers a run breakdown: risks, reasons (most frequent first), failures and their total', async () => {
+    const run = await h.runs.start({ platform: 'hubspot', connectionId: 'hubspot-1', scope: 'all' });
+    h.runs.reports.set(run.id, [
+      { contactId: '1', email: 'a@example.com', risk: 'safe', reason: 'accepted', outcome: 'written' },
+      { contactId: '2', email: 'b@example.com', risk: 'invalid', reason: 'mailbox_not_found', outcome: 'written' },
+      { contactId: '3', email: 'c@example.com', risk: 'invalid', reason: 'mailbox_not_found', outcome: 'failed', error: 'HubSpot said no' },
+      { contactId: '4', email: 'd@example.com', risk: 'risky', reason: 'catch_all', outcome: 'written' },
+    ]);
+    const res = await request(h.hub.app).get(`/api/runs/${run.id}/breakdown`).set(bearer);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      risk: { safe: 1, risky: 1, invalid: 2, unknown: 0 },
+      reasons: [
+        { reason: 'mailbox_not_found', count: 2 },
+        { reason: 'accepted', count: 1 },
+        { reason: 'catch_all', count: 1 },
+      ],
+      failures: [{ contactId: '3', email: 'c@example.com', error: 'HubSpot said no' }],
+      failuresTotal: 1,
+    });
+    expect((await request(h.hub.app).get('/api/runs/run-nope/breakdown').set(bearer)).status).toBe(404);
+    expect((await request(h.hub.app).get(`/api/runs/${run.id}/breakdown`)).status).toBe(401);
+  });
+});
+
+describe('dashboard API: clean a file in two steps (preview with estimate, then start)', () => {
+  let h: Harness;
+  let engine: FakeEngine;
+  const connections = new MemoryConnectionStore();
+  const operations = new FakeOperations(connections);
+  const runs = () => h.runs as FakeRunService;
+
+  beforeAll(async () => {
+    engine = new FakeEngine();
+    await engine.start();
+    const fakeRuns = new FakeRunService();
+    fakeRuns.work = cleanFileRun(connections, { baseUrl: engine.url, apiKey: engine.apiKey });
+    h = await createHarness({ runs: fakeRuns, connections, operations, upload: { maxRows: 50, maxBytes: 64 * 1024 } });
+  });
+  afterAll(async () => {
+    await h.close();
+    await engine.stop();
+  });
+
+  // Two email columns: `Work email` is found first; `Home email` holds a repeated address.
+  const csv = [
+    'Name,Work email,Home email',
+    'Ada,ada@example.com,home@example.com',
+    'Bob,invalid.bob@example.com,home@example.com',
+    'Cy,risky.cy@example.com,cy@example.org',
+    'Di,di@example.org,di@example.net',
+    'Ed,ed@example.org,ed@example.net',
+    'Flo,flo@example.org,flo@example.net',
+    '',
+  ].join('\n');
+  const preview = (body: Buffer, name: string) => request(h.hub.app).post('/api/files/preview').set(bearer).attach('file', body, name);
+
+  it('previews a CSV: its columns, the email column, the first 5 rows and the credit estimate; nothing starts', async () => {
+    const res = await preview(Buffer.from(csv), 'Spring list.csv');
+    expect(res.status).toBe(201);
+    const { upload, estimate } = res.body;
+    expect(upload).toMatchObject({ name: 'Spring list.csv', bytes: Buffer.byteLength(csv), rows: 6, columns: ['Name', 'Work email', 'Home email'], emailColumn: 'Work email' });
+    expect(upload.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(upload.sample).toHaveLength(5);
+    expect(upload.sample[0]).toEqual({ Name: 'Ada', 'Work email': 'ada@example.com', 'Home email': 'home@example.com' });
+    expect(estimate).toEqual({ contacts: 6, unique: 6, cached: 0, estimatedCredits: 6 });
+    const path = join(h.uploadDir, upload.id, 'Spring_list.csv');
+    expect(existsSync(path)).toBe(true);
+    expect(operations.estimates.at(-1)!.request).toEqual({ platform: 'file', connectionId: `file-${upload.id}`, scope: `file:${path}` });
+    expect(runs().runs.size).toBe(0);
+    expect(connections.records.get(`file-${upload.id}`)).toMatchObject({ platform: 'file', label: 'Spring list.csv', settings: { input: path, remove: ['invalid'], maxRows: 50 } });
+  });
+
+  it('estimates another email column (kept for the start), and refuses a column the file does not have', async () => {
+    const { body } = await preview(Buffer.from(csv), 'columns.csv');
+    const id = body.upload.id as string;
+    const home = await request(h.hub.app).get(`/api/files/${id}/estimate`).query({ column: 'Home email' }).set(bearer);
+    expect(home.status).toBe(200);
+    expect(home.body).toEqual({ contacts: 6, unique: 5, cached: 0, estimatedCredits: 5 });
+    expect(operations.estimates.at(-1)!.column).toBe('Home email');
+    const unknown = await request(h.hub.app).get(`/api/files/${id}/estimate`).query({ column: 'Fax' }).set(bearer);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ code: 'INVALID_INPUT', field: 'column', error: 'column: this file has no column "Fax": pick one of its columns' });
+    expect(connections.records.get(`file-${id}`)!.settings!.column).toBe('Home email');
+    const same = await request(h.hub.app).get(`/api/files/${id}/estimate`).set(bearer);
+    expect(same.body.unique).toBe(5);
+    const missing = await request(h.hub.app).get('/api/files/00000000-0000-4000-8000-000000000000/estimate').set(bearer);
+    expect(missing.status).toBe(404);
+    const bad = await request(h.hub.app).get('/api/files/..%2Fetc/estimate').set(bearer);
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('params.uploadId');
+  });
+
+  it('starts the previewed upload with the chosen column and risky rows removed: the same answer as the one-shot upload', async () => {
+    const { body } = await preview(Buffer.from(csv), 'start.csv');
+    const id = body.upload.id as string;
+    const badBody = await request(h.hub.app).post(`/api/files/${id}/start`).set(bearer).send({ removeRisky: 'yes' });
+    expect(badBody.status).toBe(400);
+    expect(badBody.body.field).toBe('body.removeRisky');
+    const badColumn = await request(h.hub.app).post(`/api/files/${id}/start`).set(bearer).send({ column: 'Fax' });
+    expect(badColumn.status).toBe(400);
+    expect(badColumn.body.field).toBe('column');
+
+    const res = await request(h.hub.app).post(`/api/files/${id}/start`).set(bearer).send({ column: 'Work email', removeRisky: true, maxCredits: 100 });
+    expect(res.status).toBe(202);
+    const runId = res.body.run.id as string;
+    expect(res.headers.location).toBe(`/api/runs/${runId}`);
+    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: `file:${join(h.uploadDir, id, 'start.csv')}`, options: { maxCredits: 100 }, progress: { percent: 0 } });
+    expect(res.body.upload).toEqual({ id, name: 'start.csv', bytes: Buffer.byteLength(csv), rows: 6, columns: ['Name', 'Work email', 'Home email'], emailColumn: 'Work email' });
+    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, summary: `/api/runs/${runId}/files/summary` });
+
+    await runs().settle();
+    const removed = await request(h.hub.app).get(res.body.links.removed).set(bearer).buffer(true);
+    expect(removed.status).toBe(200);
+    expect(removed.text).toContain('invalid.bob@example.com');
+    expect(removed.text).toContain('risky.cy@example.com');
+    const cleaned = await request(h.hub.app).get(res.body.links.cleaned).set(bearer).buffer(true);
+    expect(cleaned.text).toContain('ada@example.com');
+    expect(cleaned.text).not.toContain('risky.cy@example.com');
+
+    const twice = await request(h.hub.app).post(`/api/files/${id}/start`).set(bearer).send({});
+    expect(twice.status).toBe(409);
+    expect(twice.body.code).toBe('ALREADY_STARTED');
+    expect((await request(h.hub.app).post('/api/files/00000000-0000-4000-8000-000000000000/start').set(bearer).send({})).status).toBe(404);
+  });
+
+  it('refuses what it cannot clean, naming `file` in words a marketer understands, and keeps nothing', async () => {
+    const before = readdirSync(h.uploadDir).length;
+    const stored = connections.records.size;
+    const pdf = await preview(Buffer.from('%PDF-1.4'), 'list.pdf');
+    expect(pdf.status).toBe(400);
+    expect(pdf.body).toEqual({ code: 'INVALID_INPUT', field: 'file', error: 'file: unsupported type ".pdf": upload a CSV file (.csv, .tsv, .txt) or an Excel workbook (.xlsx)' });
+
+    const many = ['email', ...Array.from({ length: 51 }, (_, i) => `u${i}@example.com`)].join('\n');
+    const tooMany = await preview(Buffer.from(many), 'many.csv');
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toEqual({ code: 'INVALID_INPUT', field: 'file', error: 'file: has more than 50 rows, the most one file may have: split it into smaller files and upload each' });
+
+    const noEmails = await preview(Buffer.from('a,b\n1,2\n3,4\n'), 'numbers.csv');
+    expect(noEmails.status).toBe(400);
+    expect(noEmails.body.field).toBe('file');
+    expect(noEmails.body.error).toMatch(/^file: no column of email addresses was found/);
+
+    const notExcel = await preview(Buffer.from('this is not a workbook'), 'broken.xlsx');
+    expect(notExcel.status).toBe(400);
+    expect(notExcel.body).toMatchObject({ field: 'file', error: 'file: cannot be read as CSV or Excel (.xlsx): save it as CSV (UTF-8) or .xlsx and upload it again' });
+
+    const empty = await preview(Buffer.from(''), 'empty.csv');
+    expect(empty.status).toBe(400);
+    expect(empty.body.field).toBe('file');
+
+    const none = await request(h.hub.app).post('/api/files/preview').set(bearer).field('column', 'email');
+    expect(none.status).toBe(400);
+    expect(none.body.field).toBe('file');
+    const badColumn = await request(h.hub.app).post('/api/files/preview').set(bearer).attach('file', Buffer.from(csv), 'x.csv').field('column', 'Fax');
+    expect(badColumn.status).toBe(400);
+    expect(badColumn.body.field).toBe('column');
+
+    // No server path or CLI flag reaches the user.
+    for (const res of [tooMany, noEmails, notExcel, empty]) {
+      expect(res.body.error).not.toContain(h.uploadDir);
+      expect(res.body.error).not.toContain('--');
+    }
+    expect(readdirSync(h.uploadDir)).toHaveLength(before);
+    expect(connections.records.size).toBe(stored);
+  });
+});

@@ -1,0 +1,181 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { EngineAuthError, InputError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
+import type { ConnectionOperations, RunService } from '@verify-hub/sync-jobs';
+import { HttpError } from '../http-errors';
+import { parseInput } from '../validate';
+import { connectionView, latestRunByConnection, platformInfo } from '../connection-view';
+import { PlatformRejectedError, type PlatformSetup, type PlatformSetups } from '../platform-setup';
+import type { OAuthStates } from '../oauth-states';
+
+export interface ConnectionRoutesOptions {
+  runs: RunService;
+  connections?: ConnectionStore;
+  operations?: ConnectionOperations;
+  platforms: PlatformSetups;
+  states: OAuthStates;
+  /** The hub's public base URL; without it the request's own origin. */
+  publicUrl?: string;
+  logger: Logger;
+}
+
+const PLATFORM_NAMES: Record<string, string> = { hubspot: 'HubSpot', mailchimp: 'Mailchimp' };
+const nameOf = (platform: string) => PLATFORM_NAMES[platform] ?? platform;
+
+const PlatformParams = z.object({ platform: z.enum(['hubspot', 'mailchimp'], 'must be hubspot or mailchimp') });
+const ConnectionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a connection id') });
+const OAuthStartQuery = z.strictObject({ listId: z.string().regex(/^[A-Za-z0-9]{1,100}$/, 'must be an audience id (letters and digits)').optional() });
+/** How many recent runs are read to find each connection's latest. */
+const RECENT_RUNS = 500;
+
+/** The body of a key connection: the platform's key fields (all required) and an optional label; messages name the bare field. */
+function keyBodySchema(setup: PlatformSetup) {
+  const shape: Record<string, z.ZodType<string | undefined>> = { label: z.string().trim().min(1).max(200).optional() };
+  for (const field of setup.keyFields) shape[field.name] = z.string('is required').trim().min(1, 'is required').max(2000, 'is too long');
+  return z.strictObject(shape);
+}
+
+function parseKeyBody(setup: PlatformSetup, body: unknown): Record<string, string> {
+  const parsed = keyBodySchema(setup).safeParse(body ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.map(String).join('.') || 'body';
+    throw new HttpError(400, 'INVALID_INPUT', `${field}: ${issue.message}`, field);
+  }
+  return Object.fromEntries(Object.entries(parsed.data).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/**
+ * A platform's failure as an answer: its refusal of a key or of stored credentials is the caller's to
+ * fix (400 PLATFORM_REJECTED, never a 401 that the dashboard would read as its own session ending);
+ * its other failures are 502. Connector messages carry no secret.
+ */
+function platformFailure(error: unknown, platform: string, secretField?: string): unknown {
+  if (error instanceof HttpError || error instanceof InputError || error instanceof PlatformRejectedError) return error;
+  if (error instanceof EngineAuthError || (error instanceof VerifyHubError && (error.status === 401 || error.status === 403))) {
+    const message = secretField ? `${secretField}: ${nameOf(platform)} refused it` : `${nameOf(platform)} refused the stored credentials: connect it again`;
+    return new HttpError(400, 'PLATFORM_REJECTED', message, secretField);
+  }
+  if (error instanceof VerifyHubError) return new HttpError(502, 'PLATFORM_ERROR', `${nameOf(platform)}: ${error.message}`);
+  return error;
+}
+
+function redirectUriFor(req: Request, publicUrl: string | undefined, platform: string): string {
+  const base = (publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '');
+  return `${base}/oauth/${platform}/callback`;
+}
+
+/**
+ * The admin API's connection routes (under /api): list with state, connect with a key, delete, set up
+ * the platform's fields, and start an OAuth sign-in. Platform specifics come from `platforms`.
+ */
+export function connectionRoutes(options: ConnectionRoutesOptions): Router {
+  const router = Router();
+  const store = (): ConnectionStore => {
+    if (!options.connections) throw new HttpError(503, 'CONNECTIONS_DISABLED', 'platform connections need the connection store: set HUB_SECRET_KEY');
+    return options.connections;
+  };
+  const setupOf = (platform: string): PlatformSetup => {
+    const setup = options.platforms[platform as keyof PlatformSetups];
+    if (!setup) throw new HttpError(404, 'NOT_CONFIGURED', `${nameOf(platform)} connections are not configured in this deployment`);
+    return setup;
+  };
+  const existing = async (id: string): Promise<ConnectionRecord> => {
+    const record = await store().get(id);
+    // Uploads are stored as `file-<id>` connections: they are not platform connections.
+    if (!record || record.platform === 'file') throw new HttpError(404, 'NOT_FOUND', `connection ${id} not found`);
+    return record;
+  };
+
+  router.get('/connections', async (_req, res) => {
+    const records = (await store().list()).filter((r) => r.platform !== 'file');
+    const latest = latestRunByConnection(await options.runs.list({ limit: RECENT_RUNS }));
+    const platforms: Record<string, ReturnType<typeof platformInfo>> = {};
+    for (const [name, setup] of Object.entries(options.platforms)) if (setup) platforms[name] = platformInfo(setup);
+    res.json({ connections: records.map((r) => connectionView(r, latest.get(r.id))), platforms });
+  });
+
+  router.post('/connections/:platform', async (req, res) => {
+    const { platform } = parseInput(PlatformParams, req.params, 'params');
+    const setup = setupOf(platform);
+    store();
+    const input = parseKeyBody(setup, req.body);
+    const secretField = setup.keyFields.find((f) => f.secret)?.name;
+    let connected: Awaited<ReturnType<PlatformSetup['connectWithKey']>>;
+    try {
+      connected = await setup.connectWithKey(input);
+    } catch (error) {
+      throw platformFailure(error, platform, secretField);
+    }
+    await store().save(connected.record);
+    const body: { connection: ReturnType<typeof connectionView>; webhookUrl?: string } = { connection: connectionView(connected.record, undefined) };
+    if (connected.webhookUrl) body.webhookUrl = new URL(connected.webhookUrl, `${(options.publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '')}/`).toString();
+    res.status(201).location(`/api/connections`).json(body);
+  });
+
+  router.delete('/connections/:id', async (req, res) => {
+    const { id } = parseInput(ConnectionIdParams, req.params, 'params');
+    await existing(id);
+    await store().delete(id);
+    res.status(204).end();
+  });
+
+  router.post('/connections/:id/ensure-schema', async (req, res) => {
+    const { id } = parseInput(ConnectionIdParams, req.params, 'params');
+    const record = await existing(id);
+    if (!options.operations) throw new HttpError(503, 'OPERATIONS_DISABLED', 'setting up fields is not available in this deployment');
+    try {
+      res.json(await options.operations.ensureSchema(id));
+    } catch (error) {
+      throw platformFailure(error, record.platform);
+    }
+  });
+
+  router.get('/oauth/:platform/start', async (req, res) => {
+    const { platform } = parseInput(PlatformParams, req.params, 'params');
+    const { listId } = parseInput(OAuthStartQuery, req.query, 'query');
+    const oauth = options.platforms[platform]?.oauth;
+    if (!oauth) throw new HttpError(404, 'NOT_CONFIGURED', `${nameOf(platform)} sign-in is not configured: set the app's client id and secret, or connect with a key`);
+    store();
+    const redirectUri = redirectUriFor(req, options.publicUrl, platform);
+    const state = await options.states.create({ platform, redirectUri, listId });
+    res.redirect(302, oauth.authorizeUrl(state, redirectUri));
+  });
+
+  return router;
+}
+
+/**
+ * `GET /oauth/:platform/callback` (outside /api): the platform's redirect after a sign-in. The state
+ * must be one this hub issued for this platform, within 10 minutes, once. The answer is always a
+ * redirect to the dashboard's connections page, with `connected=<id>` or `error=<message>`.
+ */
+export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
+  const router = Router();
+  const back = (query: Record<string, string>) => `/#/connections?${new URLSearchParams(query).toString()}`;
+
+  router.get('/:platform/callback', async (req, res) => {
+    const platform = String(req.params.platform);
+    const name = nameOf(platform);
+    const query = req.query as Record<string, unknown>;
+    const state = typeof query.state === 'string' ? query.state : undefined;
+    const code = typeof query.code === 'string' ? query.code : undefined;
+    // Taken first, whatever else is wrong: a state is good for one callback only.
+    const start = await options.states.take(state);
+    if (!start || start.platform !== platform) return res.redirect(302, back({ error: `The ${name} sign-in link expired or was already used: start again` }));
+    if (typeof query.error === 'string' || !code) return res.redirect(302, back({ error: `The ${name} sign-in was cancelled or refused: start again` }));
+    const oauth = options.platforms[platform as keyof PlatformSetups]?.oauth;
+    if (!oauth || !options.connections) return res.redirect(302, back({ error: `${name} sign-in is not configured` }));
+    try {
+      const record = await oauth.exchange(code, start.redirectUri, { listId: start.listId });
+      await options.connections.save(record);
+      res.redirect(302, back({ connected: record.id }));
+    } catch (error) {
+      const refused = error instanceof EngineAuthError || error instanceof PlatformRejectedError || (error instanceof VerifyHubError && (error.status === 400 || error.status === 401 || error.status === 403));
+      if (!refused) options.logger.error({ err: error, platform }, 'OAuth callback failed');
+      res.redirect(302, back({ error: refused ? `${name} refused the sign-in: start again` : `Could not connect ${name}: try again later` }));
+    }
+  });
+
+  return router;
+}

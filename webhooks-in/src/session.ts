@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Redis } from 'ioredis';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+export const SESSION_COOKIE = 'vh_session';
+export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+/** The header the dashboard sends on every unsafe request; a cross-site form or image cannot set it. */
+export const CSRF_HEADER = 'X-VerifyHub-CSRF';
+
+/**
+ * Dashboard sessions: a random 32-byte id in an HttpOnly cookie, and in Redis only its SHA-256 (a
+ * leaked Redis dump holds no usable session) with a 12-hour TTL. Nothing else is stored: a session
+ * is "signed in with the admin token", which has no user or roles.
+ */
+export class SessionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    readonly ttlSeconds = SESSION_TTL_SECONDS,
+  ) {}
+
+  private key(id: string): string {
+    return `${this.prefix}session:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+  }
+
+  async create(): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    await this.redis.set(this.key(id), String(Date.now()), 'EX', this.ttlSeconds);
+    return id;
+  }
+
+  async isValid(id: string | undefined): Promise<boolean> {
+    if (!id || id.length > 200) return false;
+    return (await this.redis.exists(this.key(id))) === 1;
+  }
+
+  async remove(id: string | undefined): Promise<void> {
+    if (id && id.length <= 200) await this.redis.del(this.key(id));
+  }
+}
+
+/** The session id a request's Cookie header carries, if any. */
+export function sessionIdOf(req: Request): string | undefined {
+  const header = req.get('cookie');
+  if (!header) return undefined;
+  return parseCookies(header)[SESSION_COOKIE] || undefined;
+}
+
+/**
+ * Always `Secure`: browsers keep Secure cookies over https and on http://localhost / 127.0.0.1
+ * (Chromium and Firefox treat those as secure contexts), so serve the dashboard over https elsewhere.
+ */
+export function setSessionCookie(res: Response, id: string, maxAgeSeconds: number): void {
+  res.append('Set-Cookie', serializeCookie(SESSION_COOKIE, id, { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: maxAgeSeconds }));
+}
+
+export function clearSessionCookie(res: Response): void {
+  res.append('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: 0, expires: new Date(0) }));
+}
+
+/**
+ * Failed sign-ins per client address, in Redis so every hub instance counts together: after
+ * `maxFailures` within `windowSeconds` the address waits (429 with Retry-After) until the window ends.
+ */
+export class SignInLimiter {
+  private readonly limiter: RateLimiterRedis;
+
+  constructor(redis: Redis, prefix: string, readonly options: { maxFailures: number; windowSeconds: number }) {
+    this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}signin-failures`, points: options.maxFailures, duration: options.windowSeconds });
+  }
+
+  /** Seconds to wait before trying again, or 0 when this address may try now. */
+  async retryAfter(address: string): Promise<number> {
+    const state = await this.limiter.get(address);
+    if (!state || state.consumedPoints < this.options.maxFailures) return 0;
+    return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  }
+
+  async recordFailure(address: string): Promise<void> {
+    try {
+      await this.limiter.consume(address);
+    } catch (rejection) {
+      // Over the limit: the next attempt is refused by retryAfter. Anything else is Redis trouble.
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    }
+  }
+
+  async reset(address: string): Promise<void> {
+    await this.limiter.delete(address);
+  }
+}
