@@ -12,4 +12,9 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
+  {
+    // The web dashboard (webhooks-in/dashboard, Preact + TSX): a browser bundle, linted like the rest.
+    files: ['**/*.tsx', 'webhooks-in/dashboard/**/*.ts'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', history: 'readonly', fetch: 'readonly' } },
+  },
 );

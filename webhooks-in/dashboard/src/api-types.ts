@@ -1,0 +1,144 @@
+/**
+ * The admin API's answers as the dashboard reads them (issue 11's spec). Kept here rather than imported
+ * from the server packages: the browser bundle must not pull Node code in.
+ */
+
+export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+export const FINISHED_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+export interface RunCounters {
+  pulled: number;
+  skipped: number;
+  cached: number;
+  verified: number;
+  unknown: number;
+  written: number;
+  unchanged: number;
+  failed: number;
+  credits: number;
+  rejected?: number;
+}
+
+export interface RunView {
+  id: string;
+  platform: string;
+  connectionId?: string;
+  scope: string;
+  options: { dryRun?: boolean; maxCredits?: number; freshnessDays?: number };
+  status: RunStatus;
+  statusReason?: string;
+  resumeAt?: number;
+  counters: RunCounters;
+  estimatedCredits?: number;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  progress: { done: number; pulled: number; percent: number };
+}
+
+export type Risk = 'safe' | 'risky' | 'invalid' | 'unknown';
+
+export interface RunBreakdown {
+  risk: Record<Risk, number>;
+  reasons: { reason: string; count: number }[];
+  failures: { contactId: string; email: string; error?: string }[];
+  failuresTotal: number;
+}
+
+export interface RunEstimate {
+  contacts: number;
+  unique: number;
+  cached: number;
+  estimatedCredits: number;
+}
+
+export interface UploadInfo {
+  id: string;
+  name: string;
+  bytes: number;
+  rows: number;
+  columns: string[];
+  emailColumn?: string;
+  /** The first rows, by column name. */
+  sample: Record<string, string>[];
+}
+
+export interface FilePreview {
+  upload: UploadInfo;
+  estimate: RunEstimate;
+}
+
+export interface FileRunStarted {
+  run: RunView;
+  links: { run: string; cleaned: string; removed: string; summary: string };
+}
+
+export type ConnectionState = 'connected' | 'token_expiring' | 'failing';
+
+export interface ConnectionView {
+  id: string;
+  platform: string;
+  label: string;
+  createdAt: string;
+  auth: 'oauth' | 'token' | 'api_key';
+  state: ConnectionState;
+  stateReason?: string;
+  expiresAt?: string;
+  details: Record<string, string>;
+}
+
+export interface KeyField {
+  name: string;
+  label: string;
+  secret: boolean;
+  help?: string;
+}
+
+export interface PlatformInfo {
+  oauth: boolean;
+  keyFields: KeyField[];
+}
+
+export type ConnectablePlatform = 'hubspot' | 'mailchimp';
+
+export interface ConnectionsAnswer {
+  connections: ConnectionView[];
+  platforms: Partial<Record<ConnectablePlatform, PlatformInfo>>;
+}
+
+export interface ConnectionSaved {
+  connection: ConnectionView;
+  /** Mailchimp's webhook address: it holds a secret, so the server shows it this once. */
+  webhookUrl?: string;
+}
+
+export interface SchemaReport {
+  created: string[];
+  existing: string[];
+  problems: string[];
+}
+
+export interface StartRunRequest {
+  platform: string;
+  connectionId?: string;
+  scope: string;
+  options?: RunView['options'];
+}
+
+export interface ScheduleView {
+  id: string;
+  cron: string;
+  timezone?: string;
+  request: StartRunRequest;
+  /** Epoch milliseconds of the next start. */
+  next?: number;
+  paused: boolean;
+  description: string;
+}
+
+export interface CronPreview {
+  description: string;
+  /** ISO timestamps. */
+  next: string[];
+}

@@ -1,0 +1,170 @@
+import type {
+  ConnectionSaved,
+  ConnectionsAnswer,
+  CronPreview,
+  FilePreview,
+  FileRunStarted,
+  RunBreakdown,
+  RunEstimate,
+  RunView,
+  ScheduleView,
+  SchemaReport,
+  StartRunRequest,
+} from './api-types';
+
+/** A refusal from the hub (its `{error, code, field}` answer) or a request that never got an answer. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The input the server named as wrong, when it named one. */
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The message to show for anything a request threw. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return 'Something went wrong.';
+}
+
+export function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+let onUnauthorized: () => void = () => undefined;
+
+/** Called when the session is gone (any 401): the app shows the sign-in page. */
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+interface RequestOptions {
+  body?: unknown;
+  signal?: AbortSignal;
+  /** A 401 is this request's own answer (a wrong token at sign-in), not a lost session. */
+  expectUnauthorized?: boolean;
+}
+
+/**
+ * The dashboard's one way to the hub: JSON in and out, the session cookie (never a token) and, on
+ * every unsafe request, the CSRF header the hub demands of cookie-authenticated calls.
+ */
+async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (UNSAFE_METHODS.has(method)) headers['X-VerifyHub-CSRF'] = '1';
+  let body: BodyInit | undefined;
+  if (options.body instanceof FormData) {
+    body = options.body; // the browser sets the multipart boundary itself
+  } else if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body, credentials: 'same-origin', signal: options.signal });
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new ApiError(0, 'NETWORK', 'Cannot reach verify-hub. Check your connection and try again.');
+  }
+  const json = (response.headers.get('content-type') ?? '').includes('application/json') ? await response.json().catch(() => undefined) : undefined;
+  if (!response.ok) {
+    const answer = (json ?? {}) as { error?: unknown; code?: unknown; field?: unknown };
+    const error = new ApiError(
+      response.status,
+      typeof answer.code === 'string' ? answer.code : `HTTP_${response.status}`,
+      typeof answer.error === 'string' ? answer.error : `The hub answered ${response.status} ${response.statusText}`.trim(),
+      typeof answer.field === 'string' ? answer.field : undefined,
+    );
+    if (response.status === 401 && !options.expectUnauthorized) onUnauthorized();
+    throw error;
+  }
+  return json as T;
+}
+
+const path = (strings: TemplateStringsArray, ...values: string[]) =>
+  strings.reduce((out, part, i) => out + part + (i < values.length ? encodeURIComponent(values[i]!) : ''), '');
+
+// ---------------------------------------------------------------- session
+
+export async function signIn(token: string): Promise<void> {
+  await request('POST', '/api/session', { body: { token }, expectUnauthorized: true });
+}
+
+/** Whether the browser holds a live session. */
+export async function hasSession(): Promise<boolean> {
+  try {
+    await request('GET', '/api/session', { expectUnauthorized: true });
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return false;
+    throw error;
+  }
+}
+
+export async function signOut(): Promise<void> {
+  await request('DELETE', '/api/session', { expectUnauthorized: true });
+}
+
+// ---------------------------------------------------------------- runs
+
+export const listRuns = (limit: number, signal?: AbortSignal) => request<{ runs: RunView[] }>('GET', `/api/runs?limit=${limit}`, { signal });
+export const getRun = (id: string, signal?: AbortSignal) => request<RunView>('GET', path`/api/runs/${id}`, { signal });
+export const getBreakdown = (id: string, signal?: AbortSignal) => request<RunBreakdown>('GET', path`/api/runs/${id}/breakdown`, { signal });
+export const startRun = (body: StartRunRequest) => request<RunView>('POST', '/api/runs', { body });
+export const runAction = (id: string, action: 'pause' | 'resume' | 'cancel' | 'recheck-unknowns') => request<RunView>('POST', path`/api/runs/${id}/${action}`);
+
+/** Where the browser downloads a run's files (plain links: the session cookie goes along). */
+export const runLinks = (id: string) => ({
+  report: path`/api/runs/${id}/report.csv`,
+  cleaned: path`/api/runs/${id}/files/cleaned`,
+  removed: path`/api/runs/${id}/files/removed`,
+  summary: path`/api/runs/${id}/files/summary`,
+});
+
+// ---------------------------------------------------------------- files
+
+export function previewFile(file: File, signal?: AbortSignal): Promise<FilePreview> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return request<FilePreview>('POST', '/api/files/preview', { body: form, signal });
+}
+
+export const estimateFile = (uploadId: string, column: string, signal?: AbortSignal) =>
+  request<RunEstimate>('GET', `${path`/api/files/${uploadId}/estimate`}?column=${encodeURIComponent(column)}`, { signal });
+
+export const startFile = (uploadId: string, body: { column?: string; removeRisky?: boolean; maxCredits?: number; dryRun?: boolean }) =>
+  request<FileRunStarted>('POST', path`/api/files/${uploadId}/start`, { body });
+
+// ---------------------------------------------------------------- connections
+
+export const listConnections = (signal?: AbortSignal) => request<ConnectionsAnswer>('GET', '/api/connections', { signal });
+export const saveConnection = (platform: string, body: Record<string, string>) => request<ConnectionSaved>('POST', path`/api/connections/${platform}`, { body });
+export const deleteConnection = (id: string) => request<void>('DELETE', path`/api/connections/${id}`);
+export const ensureSchema = (id: string) => request<SchemaReport>('POST', path`/api/connections/${id}/ensure-schema`);
+
+/** The OAuth start: a plain link, so the browser follows the hub's redirect to the platform. */
+export function oauthStartUrl(platform: string, listId?: string): string {
+  const base = path`/api/oauth/${platform}/start`;
+  return listId ? `${base}?listId=${encodeURIComponent(listId)}` : base;
+}
+
+// ---------------------------------------------------------------- schedules
+
+export const listSchedules = (signal?: AbortSignal) => request<{ schedules: ScheduleView[] }>('GET', '/api/schedules', { signal });
+export const createSchedule = (body: { cron: string; timezone?: string } & StartRunRequest) => request<ScheduleView>('POST', '/api/schedules', { body });
+export const scheduleAction = (id: string, action: 'pause' | 'resume') => request<ScheduleView>('POST', path`/api/schedules/${id}/${action}`);
+export const deleteSchedule = (id: string) => request<void>('DELETE', path`/api/schedules/${id}`);
+
+export function previewCron(cron: string, timezone: string, signal?: AbortSignal): Promise<CronPreview> {
+  const query = new URLSearchParams({ cron });
+  if (timezone) query.set('timezone', timezone);
+  return request<CronPreview>('GET', `/api/schedules/preview?${query}`, { signal });
+}

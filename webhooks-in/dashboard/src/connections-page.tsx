@@ -1,0 +1,158 @@
+import { useEffect, useState } from 'preact/hooks';
+import { deleteConnection, ensureSchema, errorMessage, listConnections, startRun } from './api';
+import type { ConnectablePlatform, ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport } from './api-types';
+import { ConnectForm } from './connect-form';
+import { ErrorAlert, Notice } from './error-alert';
+import { formatDateTime, formatRelative, platformName } from './format';
+import { rescueFocus } from './focus';
+import { navigate, runHref } from './router';
+import { SchemaReportView } from './schema-report';
+import { WebhookUrlOnce } from './webhook-url-once';
+
+const CONNECTABLE: ConnectablePlatform[] = ['hubspot', 'mailchimp'];
+
+const AUTH_TEXT: Record<ConnectionView['auth'], string> = { oauth: 'signed in with OAuth', token: 'private app token', api_key: 'API key' };
+
+/** Uploaded files are stored as connections too (`file-<id>`); they belong to their run, not on this page. */
+export const isPlatformConnection = (connection: ConnectionView) => connection.platform !== 'file';
+
+export function ConnectionsPage({ query }: { query: URLSearchParams }) {
+  const [data, setData] = useState<ConnectionsAnswer>();
+  const [error, setError] = useState<string | undefined>(() => query.get('error') ?? undefined);
+  const [notice, setNotice] = useState<string>();
+  const [openForm, setOpenForm] = useState<ConnectablePlatform>();
+  const [webhook, setWebhook] = useState<{ url: string; label: string }>();
+  const [reports, setReports] = useState<Record<string, SchemaReport>>({});
+  const [busy, setBusy] = useState<string>();
+
+  const load = async (signal?: AbortSignal) => {
+    try {
+      const answer = await listConnections(signal);
+      if (signal?.aborted) return;
+      setData(answer);
+      const connected = query.get('connected');
+      if (connected) {
+        const connection = answer.connections.find((c) => c.id === connected);
+        setNotice(`Connected ${connection?.label ?? connected}.`);
+      }
+    } catch (caught) {
+      if (!signal?.aborted) setError(errorMessage(caught));
+    }
+  };
+
+  useEffect(() => {
+    const controller = new AbortController();
+    void load(controller.signal);
+    // The OAuth callback's outcome is shown once: a reload of the page should not repeat it.
+    if (query.has('connected') || query.has('error')) history.replaceState(null, '', '#/connections');
+    return () => controller.abort();
+  }, []);
+
+  const saved = (answer: ConnectionSaved) => {
+    setOpenForm(undefined);
+    setError(undefined);
+    setNotice(`Connected ${answer.connection.label}.`);
+    if (answer.webhookUrl) setWebhook({ url: answer.webhookUrl, label: answer.connection.label });
+    void load();
+  };
+
+  const act = async (connection: ConnectionView, action: 'schema' | 'sync' | 'delete') => {
+    if (busy) return;
+    setBusy(`${action}:${connection.id}`);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      if (action === 'schema') {
+        const report = await ensureSchema(connection.id);
+        setReports((current) => ({ ...current, [connection.id]: report }));
+      } else if (action === 'sync') {
+        const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
+        navigate(runHref(run.id));
+      } else {
+        await deleteConnection(connection.id);
+        setNotice(`Deleted ${connection.label}.`);
+        await load();
+      }
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(undefined);
+      rescueFocus();
+    }
+  };
+
+  const connections = data?.connections.filter(isPlatformConnection) ?? [];
+  const platforms = CONNECTABLE.filter((platform) => data?.platforms[platform]);
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Connections</h1>
+      <ErrorAlert message={error} />
+      <Notice message={notice} />
+      {webhook && <WebhookUrlOnce url={webhook.url} label={webhook.label} onDone={() => setWebhook(undefined)} />}
+
+      {data && platforms.length > 0 && (
+        <div class="actions">
+          {platforms.map((platform) => (
+            <button
+              key={platform}
+              type="button"
+              aria-expanded={openForm === platform}
+              aria-controls={openForm === platform ? `connect-${platform}` : undefined}
+              onClick={() => setOpenForm(openForm === platform ? undefined : platform)}
+            >
+              Connect {platformName(platform)}
+            </button>
+          ))}
+        </div>
+      )}
+      {openForm && data?.platforms[openForm] && (
+        <div id={`connect-${openForm}`}>
+          <ConnectForm key={openForm} platform={openForm} info={data.platforms[openForm]!} onSaved={saved} onClose={() => setOpenForm(undefined)} />
+        </div>
+      )}
+
+      {!data && !error && <p class="muted">Loading connections…</p>}
+      {data && connections.length === 0 && <p>No connections yet: connect HubSpot or Mailchimp to verify their contacts.</p>}
+      <div class="cards">
+        {connections.map((connection) => (
+          <article key={connection.id} class="card" aria-label={connection.label}>
+            <h2>{connection.label}</h2>
+            <p class="muted small">
+              {platformName(connection.platform)} · {AUTH_TEXT[connection.auth] ?? connection.auth} · added{' '}
+              <time dateTime={connection.createdAt} title={formatDateTime(connection.createdAt)}>
+                {formatRelative(connection.createdAt)}
+              </time>
+            </p>
+            <p class={`state state-${connection.state}`}>
+              State: <strong>{connection.state.replace('_', ' ')}</strong>
+              {connection.state === 'token_expiring' && connection.expiresAt && <> (expires {formatRelative(connection.expiresAt)}; sign in again)</>}
+              {connection.stateReason && <> — {connection.stateReason}</>}
+            </p>
+            {Object.keys(connection.details).length > 0 && (
+              <ul class="facts small">
+                {Object.entries(connection.details).map(([key, value]) => (
+                  <li key={key}>
+                    {key}: {value}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <div class="actions">
+              <button type="button" aria-busy={busy === `schema:${connection.id}` ? 'true' : undefined} onClick={() => void act(connection, 'schema')}>
+                Set up fields
+              </button>
+              <button type="button" aria-busy={busy === `sync:${connection.id}` ? 'true' : undefined} onClick={() => void act(connection, 'sync')}>
+                Start sync
+              </button>
+              <button type="button" class="danger" aria-busy={busy === `delete:${connection.id}` ? 'true' : undefined} onClick={() => void act(connection, 'delete')}>
+                Delete
+              </button>
+            </div>
+            {reports[connection.id] && <SchemaReportView report={reports[connection.id]!} />}
+          </article>
+        ))}
+      </div>
+    </>
+  );
+}

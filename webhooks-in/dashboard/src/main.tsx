@@ -1,0 +1,120 @@
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { errorMessage, hasSession, setUnauthorizedHandler, signOut } from './api';
+import { ConnectionsPage } from './connections-page';
+import { FilesPage } from './files-page';
+import { Nav } from './nav';
+import { useRoute, type Route } from './router';
+import { RunPage } from './run-page';
+import { RunsPage } from './runs-page';
+import { SchedulesPage } from './schedules-page';
+import { SignInPage } from './sign-in-page';
+
+type AuthState = 'checking' | 'signed-in' | 'signed-out';
+
+const TITLES: Record<Route['page'], string> = {
+  runs: 'Runs',
+  run: 'Run',
+  files: 'Clean a file',
+  connections: 'Connections',
+  schedules: 'Schedules',
+  'not-found': 'Not found',
+};
+
+/** One key per page and run: a new key remounts the page, which stops the old one's polling. */
+const routeKey = (route: Route) => (route.page === 'run' ? `run:${route.id}` : route.page);
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'runs':
+      return <RunsPage />;
+    case 'run':
+      return <RunPage id={route.id} />;
+    case 'files':
+      return <FilesPage />;
+    case 'connections':
+      return <ConnectionsPage query={route.query} />;
+    case 'schedules':
+      return <SchedulesPage />;
+    default:
+      return (
+        <>
+          <h1 tabIndex={-1}>Page not found</h1>
+          <p>
+            There is no page at <code>{route.hash}</code>. Use the menu above.
+          </p>
+        </>
+      );
+  }
+}
+
+function App() {
+  const route = useRoute();
+  const [auth, setAuth] = useState<AuthState>('checking');
+  const [startupError, setStartupError] = useState<string>();
+  const [signedOutNotice, setSignedOutNotice] = useState<string>();
+  const firstPage = useRef(true);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setSignedOutNotice('Your session ended: sign in again.');
+      setAuth('signed-out');
+    });
+    hasSession().then(
+      (signedIn) => setAuth(signedIn ? 'signed-in' : 'signed-out'),
+      (caught: unknown) => {
+        setStartupError(errorMessage(caught));
+        setAuth('signed-out');
+      },
+    );
+  }, []);
+
+  const key = routeKey(route);
+  useEffect(() => {
+    document.title = route.page === 'run' ? `Run ${route.id} · verify-hub` : `${TITLES[route.page]} · verify-hub`;
+    // After a move between pages, focus goes to the new page's heading, as a page load would put it at the top.
+    if (auth !== 'signed-in') return;
+    if (firstPage.current) {
+      firstPage.current = false;
+      return;
+    }
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [key, auth]);
+
+  if (auth === 'checking') return <p class="loading">Loading…</p>;
+  if (auth === 'signed-out') {
+    return (
+      <SignInPage
+        notice={signedOutNotice}
+        initialError={startupError}
+        onSignedIn={() => {
+          setStartupError(undefined);
+          setSignedOutNotice(undefined);
+          firstPage.current = true;
+          setAuth('signed-in');
+        }}
+      />
+    );
+  }
+
+  const leave = async () => {
+    try {
+      await signOut();
+    } catch {
+      // The session is dropped client-side either way; the server's expires on its own.
+    }
+    setSignedOutNotice(undefined);
+    setAuth('signed-out');
+  };
+
+  return (
+    <>
+      <Nav route={route} onSignOut={() => void leave()} />
+      <main id="content" tabIndex={-1}>
+        <Page key={key} route={route} />
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,272 @@
+import { useState } from 'preact/hooks';
+import { ApiError, errorMessage, getBreakdown, getRun, runAction, runLinks } from './api';
+import type { RunBreakdown, RunCounters, RunView } from './api-types';
+import { FINISHED_STATUSES } from './api-types';
+import { rescueFocus } from './focus';
+import { ErrorAlert } from './error-alert';
+import { formatDateTime, formatNumber, formatRelative, platformName, runDuration, scopeText } from './format';
+import { RiskChart } from './risk-chart';
+import { navigate, runHref } from './router';
+import { usePolling } from './use-polling';
+
+const LIVE_POLL_MS = 1000;
+/** A paused run may resume by itself (rate limit, engine back): look less often. */
+const PAUSED_POLL_MS = 5000;
+const ERROR_RETRY_MS = 5000;
+
+const COUNTERS: { key: keyof RunCounters; label: string }[] = [
+  { key: 'pulled', label: 'Pulled' },
+  { key: 'skipped', label: 'Skipped' },
+  { key: 'cached', label: 'Cached' },
+  { key: 'verified', label: 'Verified' },
+  { key: 'unknown', label: 'Unknown' },
+  { key: 'written', label: 'Written' },
+  { key: 'unchanged', label: 'Unchanged' },
+  { key: 'failed', label: 'Failed' },
+  { key: 'credits', label: 'Credits' },
+];
+
+type Action = 'pause' | 'resume' | 'cancel' | 'recheck-unknowns';
+
+export function RunPage({ id }: { id: string }) {
+  const [run, setRun] = useState<RunView>();
+  const [breakdown, setBreakdown] = useState<RunBreakdown>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState<Action>();
+
+  const refresh = usePolling(
+    async (signal) => {
+      const [runAnswer, breakdownAnswer] = await Promise.allSettled([getRun(id, signal), getBreakdown(id, signal)]);
+      if (signal.aborted) return null;
+      if (runAnswer.status === 'rejected') {
+        const caught = runAnswer.reason as unknown;
+        setError(errorMessage(caught));
+        // A run that does not exist will not appear; a lost session goes to sign-in.
+        return caught instanceof ApiError && (caught.status === 404 || caught.status === 401 || caught.status === 400) ? null : ERROR_RETRY_MS;
+      }
+      setRun(runAnswer.value);
+      if (breakdownAnswer.status === 'fulfilled') setBreakdown(breakdownAnswer.value);
+      setError(undefined);
+      const status = runAnswer.value.status;
+      if (FINISHED_STATUSES.includes(status)) return null; // nothing will change any more
+      return status === 'paused' ? PAUSED_POLL_MS : LIVE_POLL_MS;
+    },
+    [id],
+  );
+
+  const act = async (action: Action) => {
+    if (busy) return; // one action at a time; the buttons stay enabled so the keyboard focus stays on them
+    setBusy(action);
+    setError(undefined);
+    try {
+      const answer = await runAction(id, action);
+      if (action === 'recheck-unknowns') {
+        navigate(runHref(answer.id));
+        return;
+      }
+      setRun(answer);
+      refresh();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(undefined);
+      rescueFocus();
+    }
+  };
+
+  const status = run?.status;
+  const finished = status !== undefined && FINISHED_STATUSES.includes(status);
+  const canPause = status === 'queued' || status === 'running';
+  const canResume = status === 'paused';
+  const canCancel = status === 'queued' || status === 'running' || status === 'paused';
+  const links = runLinks(id);
+  const now = Date.now();
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Run {id}</h1>
+      <ErrorAlert message={error} />
+      {!run && !error && <p class="muted">Loading the run…</p>}
+      {run && (
+        <>
+          <section class="run-progress" aria-live="polite">
+            <p class="run-status-line">
+              Status: <strong data-testid="run-status" class={`status status-${run.status}`}>{run.status}</strong>
+              {run.statusReason && <span class="muted"> — {run.statusReason}</span>}
+              {run.status === 'paused' && run.resumeAt && <span class="muted"> (resumes {formatRelative(run.resumeAt, now)})</span>}
+            </p>
+            <div
+              class="progressbar"
+              role="progressbar"
+              aria-label="Progress"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={run.progress.percent}
+              aria-valuetext={`${run.progress.percent}%: ${run.progress.done} of ${run.progress.pulled} contacts done`}
+            >
+              <div class="progressbar-fill" style={{ width: `${run.progress.percent}%` }} />
+            </div>
+            <p class="muted small">
+              {run.progress.percent} % — {formatNumber(run.progress.done)} of {formatNumber(run.progress.pulled)} contacts done
+            </p>
+          </section>
+
+          <ul class="facts">
+            <li>
+              Source: {platformName(run.platform)}
+              {run.connectionId && run.platform !== 'file' ? ` (${run.connectionId})` : ''}
+            </li>
+            <li>Scope: {scopeText(run.scope)}</li>
+            <li>
+              Created: <time dateTime={run.createdAt}>{formatDateTime(run.createdAt)}</time>
+            </li>
+            {run.startedAt && (
+              <li>
+                Started: <time dateTime={run.startedAt}>{formatDateTime(run.startedAt)}</time>
+              </li>
+            )}
+            {run.finishedAt && (
+              <li>
+                Finished: <time dateTime={run.finishedAt}>{formatDateTime(run.finishedAt)}</time>
+              </li>
+            )}
+            {runDuration(run, now) && <li>Duration: {runDuration(run, now)}</li>}
+            {run.estimatedCredits !== undefined && <li>Estimated credits: {formatNumber(run.estimatedCredits)}</li>}
+            {run.options.maxCredits !== undefined && <li>Credit limit: {formatNumber(run.options.maxCredits)}</li>}
+            {run.options.dryRun && <li>Dry run: nothing is written back</li>}
+          </ul>
+
+          <dl class="counters">
+            {COUNTERS.map(({ key, label }) => (
+              <div key={key}>
+                <dt>{label}</dt>
+                <dd data-testid={`counter-${key}`}>{run.counters[key] ?? 0}</dd>
+              </div>
+            ))}
+          </dl>
+
+          {(canPause || canResume || canCancel || (finished && run.counters.unknown > 0)) && (
+            <div class="actions">
+              {/* One element for both, so the focus stays on it when Pause turns into Resume. */}
+              {(canPause || canResume) && (
+                <button type="button" aria-busy={busy === 'pause' || busy === 'resume' ? 'true' : undefined} onClick={() => void act(canPause ? 'pause' : 'resume')}>
+                  {canPause ? 'Pause' : 'Resume'}
+                </button>
+              )}
+              {canCancel && (
+                <button type="button" class="danger" aria-busy={busy === 'cancel' ? 'true' : undefined} onClick={() => void act('cancel')}>
+                  Cancel
+                </button>
+              )}
+              {finished && run.counters.unknown > 0 && (
+                <button type="button" aria-busy={busy === 'recheck-unknowns' ? 'true' : undefined} onClick={() => void act('recheck-unknowns')}>
+                  Re-check unknowns
+                </button>
+              )}
+            </div>
+          )}
+
+          {breakdown && <Results breakdown={breakdown} />}
+
+          <section class="downloads" aria-labelledby="downloads-heading">
+            <h2 id="downloads-heading">Downloads</h2>
+            <ul>
+              <li>
+                <a href={links.report} download>
+                  Download per-record report
+                </a>
+              </li>
+              {run.platform === 'file' && run.status === 'completed' && (
+                <>
+                  <li>
+                    <a href={links.cleaned} download>
+                      Download cleaned file
+                    </a>
+                  </li>
+                  <li>
+                    <a href={links.removed} download>
+                      Download removed rows
+                    </a>
+                  </li>
+                  <li>
+                    <a href={links.summary} download>
+                      Download summary
+                    </a>
+                  </li>
+                </>
+              )}
+            </ul>
+            {run.platform === 'file' && run.status !== 'completed' && !finished && (
+              <p class="muted small">The cleaned file and the removed rows can be downloaded once the run completed.</p>
+            )}
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+function Results({ breakdown }: { breakdown: RunBreakdown }) {
+  return (
+    <section class="results" aria-labelledby="results-heading">
+      <h2 id="results-heading">Results</h2>
+      <div class="results-grid">
+        <RiskChart risk={breakdown.risk} />
+        <div class="table-wrap">
+          <table>
+            <caption>Reasons</caption>
+            <thead>
+              <tr>
+                <th scope="col">Reason</th>
+                <th scope="col" class="num">Contacts</th>
+              </tr>
+            </thead>
+            <tbody>
+              {breakdown.reasons.length === 0 && (
+                <tr>
+                  <td colSpan={2} class="muted">
+                    No results yet.
+                  </td>
+                </tr>
+              )}
+              {breakdown.reasons.map((row) => (
+                <tr key={row.reason}>
+                  <td>{row.reason}</td>
+                  <td class="num">{formatNumber(row.count)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+      {breakdown.failuresTotal > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption>Failures</caption>
+            <thead>
+              <tr>
+                <th scope="col">Contact</th>
+                <th scope="col">Email</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {breakdown.failures.map((row, i) => (
+                <tr key={`${row.contactId}-${i}`}>
+                  <td>{row.contactId}</td>
+                  <td>{row.email}</td>
+                  <td>{row.error ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {breakdown.failuresTotal > breakdown.failures.length && (
+            <p class="muted small">
+              Showing the first {formatNumber(breakdown.failures.length)} of {formatNumber(breakdown.failuresTotal)} failures; the per-record report has them all.
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,109 @@
+import { useState } from 'preact/hooks';
+import { ApiError, errorMessage, listRuns } from './api';
+import type { RunView } from './api-types';
+import { ErrorAlert } from './error-alert';
+import { formatDateTime, formatRelative, platformName, runDuration, scopeText } from './format';
+import { runHref } from './router';
+import { usePolling } from './use-polling';
+
+const LIVE_POLL_MS = 1000;
+/** With nothing running the list is still refreshed now and then: a schedule may start a run. */
+const IDLE_POLL_MS = 10_000;
+const ERROR_RETRY_MS = 5000;
+
+export function RunsPage() {
+  const [runs, setRuns] = useState<RunView[]>();
+  const [error, setError] = useState<string>();
+
+  usePolling(async (signal) => {
+    try {
+      const answer = await listRuns(50, signal);
+      if (signal.aborted) return null;
+      setRuns(answer.runs);
+      setError(undefined);
+      return answer.runs.some((run) => run.status === 'queued' || run.status === 'running') ? LIVE_POLL_MS : IDLE_POLL_MS;
+    } catch (caught) {
+      if (signal.aborted) return null;
+      setError(errorMessage(caught));
+      return caught instanceof ApiError && caught.status === 401 ? null : ERROR_RETRY_MS;
+    }
+  }, []);
+
+  const live = runs?.filter((run) => run.status === 'queued' || run.status === 'running').length ?? 0;
+  const now = Date.now();
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Runs</h1>
+      <ErrorAlert message={error} />
+      <p aria-live="polite" class="muted">
+        {runs === undefined ? 'Loading runs…' : live > 0 ? `${live} ${live === 1 ? 'run' : 'runs'} in progress.` : 'No run in progress.'}
+      </p>
+      {runs !== undefined && runs.length === 0 && (
+        <p>No runs yet: clean a file, or start a sync from a connection.</p>
+      )}
+      {runs !== undefined && runs.length > 0 && (
+        <div class="table-wrap">
+          <table class="runs">
+            <caption>Runs</caption>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Source</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Status</th>
+                <th scope="col">Started</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Progress</th>
+                <th scope="col" class="num">Pulled</th>
+                <th scope="col" class="num">Verified</th>
+                <th scope="col" class="num">Written</th>
+                <th scope="col" class="num">Failed</th>
+                <th scope="col" class="num">Credits</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((run) => (
+                <tr key={run.id}>
+                  <td>
+                    <a href={runHref(run.id)}>{run.id}</a>
+                  </td>
+                  <td>
+                    {platformName(run.platform)}
+                    {run.connectionId && run.platform !== 'file' && <span class="muted small block">{run.connectionId}</span>}
+                  </td>
+                  <td class="scope">{scopeText(run.scope)}</td>
+                  <td>
+                    <span class={`status status-${run.status}`}>{run.status}</span>
+                    {run.options.dryRun && <span class="muted small block">dry run</span>}
+                  </td>
+                  <td>
+                    {run.startedAt || run.createdAt ? (
+                      <time dateTime={run.startedAt ?? run.createdAt} title={formatDateTime(run.startedAt ?? run.createdAt)}>
+                        {formatRelative(run.startedAt ?? run.createdAt, now)}
+                      </time>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td>{runDuration(run, now) ?? '—'}</td>
+                  <td>
+                    <span class="mini-bar" aria-hidden="true">
+                      <span class="mini-fill" style={{ width: `${run.progress.percent}%` }} />
+                    </span>{' '}
+                    {run.progress.percent} %
+                  </td>
+                  <td class="num">{run.counters.pulled}</td>
+                  <td class="num">{run.counters.verified}</td>
+                  <td class="num">{run.counters.written}</td>
+                  <td class="num">{run.counters.failed}</td>
+                  <td class="num">{run.counters.credits}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

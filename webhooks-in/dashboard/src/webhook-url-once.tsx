@@ -1,0 +1,42 @@
+import { useRef, useState } from 'preact/hooks';
+
+/** Mailchimp's webhook address holds its secret: the hub hands it over once, right after connecting. */
+export function WebhookUrlOnce({ url, label, onDone }: { url: string; label: string; onDone: () => void }) {
+  const field = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<string>();
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(url);
+      setCopied('Copied.');
+    } catch {
+      // No clipboard API (plain http on another host): select the text for Ctrl+C instead.
+      field.current?.focus();
+      field.current?.select();
+      setCopied(document.execCommand('copy') ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.');
+    }
+  };
+
+  return (
+    <section class="webhook-once" aria-labelledby="webhook-once-heading">
+      <h2 id="webhook-once-heading">One more step in Mailchimp for {label}</h2>
+      <p>
+        In Mailchimp, add this address as a webhook of the audience (Audience → Settings → Webhooks) so new and changed subscribers are
+        verified as they arrive. It contains a secret: it is shown only this once.
+      </p>
+      <div class="copy-row">
+        <label for="webhook-url">Webhook URL</label>
+        <input id="webhook-url" data-testid="webhook-url" ref={field} type="text" readOnly value={url} onFocus={(event) => event.currentTarget.select()} />
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+      </div>
+      <p role="status" class="small">
+        {copied}
+      </p>
+      <button type="button" class="secondary" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}
