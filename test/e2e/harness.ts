@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createLogger, loadConfig } from '@verify-hub/core';
+import { SyncPipeline } from '@verify-hub/sync-jobs';
+import { startServe, type RunningHub } from '../../cli/src/commands/serve';
+import { FakeEngine } from '../fakes/engine';
+import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
+
+/** Debian's chromium; VERIFY_HUB_CHROMIUM points elsewhere (another Chromium build) when needed. */
+export const CHROMIUM_PATH = process.env.VERIFY_HUB_CHROMIUM ?? '/usr/bin/chromium';
+
+export const INSTALL_HINT = `the browser tests need Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (Debian/Ubuntu), or point VERIFY_HUB_CHROMIUM at a Chromium binary`;
+
+/**
+ * Whether the browser tests run here: always when Chromium is installed; when it is not, they fail in CI
+ * (CI=true or VERIFY_HUB_E2E=required, which `.ci/run` sets) and are skipped with a note on a developer's
+ * machine, so `npm install && npm test` still runs everything else.
+ */
+export function browserPolicy(env: NodeJS.ProcessEnv = process.env): 'run' | 'fail' | 'skip' {
+  if (existsSync(CHROMIUM_PATH)) return 'run';
+  return env.VERIFY_HUB_E2E === 'required' || env.CI === 'true' ? 'fail' : 'skip';
+}
+
+/** Headless Chromium with no traffic of its own (this machine's network is closed) and a fresh profile. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export const VIEWPORT = { width: 1366, height: 768 };
+
+export const silentLogger = createLogger({ level: 'silent' });
+
+/** Polls `read` until `done` holds (or throws with the last value). */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface Stack {
+  hub: RunningHub;
+  engine: FakeEngine;
+  hubspot: FakeHubSpot;
+  adminToken: string;
+  /** For the few direct API checks the tests make (what the UI claims against what the hub holds). */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `verify-hub serve` wired from configuration as in production: the real pipeline and workers on the
+ * test Redis under a prefix of its own, the fake engine over HTTP and FakeHubSpot as the HubSpot API.
+ */
+export async function startStack(options: { adminToken: string; portal: { portalId: string; token: string } }): Promise<Stack> {
+  const engine = new FakeEngine();
+  await engine.start();
+  const hubspot = new FakeHubSpot();
+  await hubspot.start();
+  hubspot.addPortal(options.portal);
+  // The HubSpot connector reads the API base from the environment when a connection does not store one.
+  const savedApiBase = process.env.HUBSPOT_API_BASE;
+  process.env.HUBSPOT_API_BASE = hubspot.url;
+  const uploadDir = mkdtempSync(join(tmpdir(), 'vh-e2e-'));
+  const prefix = `test-e2e-${randomUUID().slice(0, 8)}`;
+  const config = loadConfig({
+    REDIS_URL: process.env.REDIS_URL,
+    ENGINE_URL: engine.url,
+    ENGINE_API_KEY: engine.apiKey,
+    HUB_ADMIN_TOKEN: options.adminToken,
+    HUB_SECRET_KEY: 'e'.repeat(40),
+    HUB_UPLOAD_DIR: uploadDir,
+    HUBSPOT_API_BASE: hubspot.url,
+    LOG_LEVEL: 'silent',
+    VERIFY_HUB_REDIS_PREFIX: prefix,
+  });
+  const hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
+
+  return {
+    hub,
+    engine,
+    hubspot,
+    adminToken: options.adminToken,
+    api: (path, init = {}) => fetch(`${hub.url}${path}`, { ...init, headers: { authorization: `Bearer ${options.adminToken}`, ...(init.headers ?? {}) } }),
+    async stop() {
+      await hub.close();
+      // The hub closed its connections: a fresh pipeline over the same prefix deletes its keys, and the
+      // hub's own queues (ingest, deliveries) and keys (sessions, sign-in limits) go with it.
+      const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix, logger: silentLogger });
+      await cleanup.purge();
+      for (const name of [`${prefix}-webhook-ingest`, `${prefix}-hook-deliveries`]) {
+        const queue = new Queue(name, { connection: cleanup.redis });
+        await queue.obliterate({ force: true });
+        await queue.close();
+      }
+      const leftovers = await cleanup.redis.keys(`${prefix}*`);
+      if (leftovers.length) await cleanup.redis.del(...leftovers);
+      await cleanup.close();
+      await engine.stop();
+      await hubspot.stop();
+      if (savedApiBase === undefined) delete process.env.HUBSPOT_API_BASE;
+      else process.env.HUBSPOT_API_BASE = savedApiBase;
+      rmSync(uploadDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in through the sign-in page (the page must be showing it). */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
+}
+
+/** A small RFC 4180 reader for the downloaded files (quoted fields with commas, `""`). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  const body = text.replace(/^\uFEFF/, '');
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (quoted) {
+      if (c === '"' && body[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && body[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Presses Tab until the focused element matches `matches` (its tag, type, label text, name or text), at
+ * most `max` times: the keyboard-only path a user would take.
+ */
+export async function tabUntil(page: Page, matches: (focused: FocusedElement) => boolean, max = 40): Promise<FocusedElement> {
+  const seen: string[] = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await focusedElement(page);
+    if (matches(focused)) return focused;
+    seen.push(`${focused.tag}${focused.label ? `(${focused.label})` : ''}`);
+  }
+  throw new Error(`Tab never reached the element; focus went through: ${seen.join(' > ')}`);
+}
+
+export interface FocusedElement {
+  tag: string;
+  type: string;
+  /** aria-label, else the text of its <label>, else its own text. */
+  label: string;
+  outlineStyle: string;
+  boxShadow: string;
+}
+
+export function focusedElement(page: Page): Promise<FocusedElement> {
+  // A string, so the page-side code needs no DOM types in this Node project.
+  return page.evaluate(`(() => {
+    const el = document.activeElement;
+    if (!el) return { tag: '', type: '', label: '', outlineStyle: 'none', boxShadow: 'none' };
+    const labels = el.labels ? Array.from(el.labels).map((l) => l.textContent.trim()).join(' ') : '';
+    const style = getComputedStyle(el);
+    return {
+      tag: el.tagName.toLowerCase(),
+      type: el.getAttribute('type') || '',
+      label: (el.getAttribute('aria-label') || labels || el.textContent || '').trim(),
+      outlineStyle: style.outlineStyle,
+      boxShadow: style.boxShadow,
+    };
+  })()`);
+}
