@@ -67,7 +67,7 @@ const CONTACTS = ['hs.ann@example.com', 'hs.ben@example.com', 'risky.hs.cat@exam
 type Policy = ReturnType<typeof browserPolicy>;
 const policy: Policy = browserPolicy();
 if (policy === 'skip') {
-  console.warn(`[e2e] skipped: ${INSTALL_HINT}. (CI=true or VERIFY_HUB_E2E=required makes this a failure.)`);
+  console.warn(`[e2e] skipped: ${INSTALL_HINT}. (CI=true or E2E_BROWSER_TESTS=required makes this a failure.)`);
 }
 
 const describeIfRun = policy === 'run' ? describe : describe.skip;

@@ -10,19 +10,19 @@ import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 
-/** Debian's chromium; VERIFY_HUB_CHROMIUM points elsewhere (another Chromium build) when needed. */
-export const CHROMIUM_PATH = process.env.VERIFY_HUB_CHROMIUM ?? '/usr/bin/chromium';
+/** Debian's chromium; E2E_CHROMIUM points elsewhere (another Chromium build) when needed. */
+export const CHROMIUM_PATH = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
 
-export const INSTALL_HINT = `the browser tests need Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (Debian/Ubuntu), or point VERIFY_HUB_CHROMIUM at a Chromium binary`;
+export const INSTALL_HINT = `the browser tests need Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (Debian/Ubuntu), or point E2E_CHROMIUM at a Chromium binary`;
 
 /**
  * Whether the browser tests run here: always when Chromium is installed; when it is not, they fail in CI
- * (CI=true or VERIFY_HUB_E2E=required, which `.ci/run` sets) and are skipped with a note on a developer's
+ * (CI=true or E2E_BROWSER_TESTS=required, which `.ci/run` sets) and are skipped with a note on a developer's
  * machine, so `npm install && npm test` still runs everything else.
  */
 export function browserPolicy(env: NodeJS.ProcessEnv = process.env): 'run' | 'fail' | 'skip' {
   if (existsSync(CHROMIUM_PATH)) return 'run';
-  return env.VERIFY_HUB_E2E === 'required' || env.CI === 'true' ? 'fail' : 'skip';
+  return env.E2E_BROWSER_TESTS === 'required' || env.CI === 'true' ? 'fail' : 'skip';
 }
 
 /** Headless Chromium with no traffic of its own (this machine's network is closed) and a fresh profile. */
