@@ -82,9 +82,12 @@ export class EngineClient implements Verifier {
         if (error instanceof EngineResponseError) return unknownVerification(email, pre.normalized, 'engine_bad_response');
         if (!shouldRetry(error)) throw error;
         const delay = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.options.random });
-        const outOfTime = this.options.deadline !== undefined && Date.now() + delay >= this.options.deadline;
-        if (attempt >= this.opts.retries || outOfTime) {
+        if (attempt >= this.opts.retries) {
           return unknownVerification(email, pre.normalized, error instanceof EngineUnavailableError && error.status ? 'engine_error' : 'engine_unreachable');
+        }
+        // Another try would have been made with time left: the caller's deadline, not the engine, ends it.
+        if (this.options.deadline !== undefined && Date.now() + delay >= this.options.deadline) {
+          return unknownVerification(email, pre.normalized, 'time_budget_exceeded');
         }
         await sleep(delay, signal);
       }

@@ -128,7 +128,7 @@ describe('EngineClient against the fake engine', () => {
     const started = Date.now();
     const v = await client({ timeoutMs: 10_000, retries: 5, backoffBaseMs: 50, deadline: started + 300 }).verify('late@example.com');
     const took = Date.now() - started;
-    expect(v).toMatchObject({ risk: 'unknown', billable: false, normalized: 'late@example.com' });
+    expect(v).toMatchObject({ risk: 'unknown', billable: false, normalized: 'late@example.com', reason: 'time_budget_exceeded' });
     // The per-attempt timeout (10 s) would have held it far longer; the deadline cut it at ~300 ms.
     expect(took).toBeGreaterThanOrEqual(250);
     expect(took).toBeLessThan(2_000);
@@ -137,7 +137,7 @@ describe('EngineClient against the fake engine', () => {
 
   it('a deadline already past: no engine call at all', async () => {
     const v = await client({ deadline: Date.now() - 1 }).verify('past@example.com');
-    expect(v).toMatchObject({ risk: 'unknown', billable: false });
+    expect(v).toMatchObject({ risk: 'unknown', billable: false, reason: 'time_budget_exceeded' });
     expect(engine.callsFor('past@example.com')).toBe(0);
   });
 
