@@ -6,7 +6,7 @@ import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeMailchimp } from '../fakes/mailchimp';
 import { createHarness, bearer, type Harness } from './harness';
 import { MemoryConnectionStore } from './file-cleaning';
-import { FakeOperations } from './dashboard-fakes';
+import { FakeOperations, FakeScheduleService } from './dashboard-fakes';
 
 const DAY = 86_400_000;
 const MAILCHIMP_KEY = `${'7'.repeat(32)}-us4`;
@@ -18,6 +18,7 @@ describe('dashboard API: connections', () => {
   let mailchimp: FakeMailchimp;
   let connections: MemoryConnectionStore;
   let operations: FakeOperations;
+  let schedules: FakeScheduleService;
 
   beforeAll(async () => {
     hubspot = new FakeHubSpot();
@@ -37,14 +38,18 @@ describe('dashboard API: connections', () => {
     });
     connections = new MemoryConnectionStore();
     operations = new FakeOperations(connections);
-    h = await createHarness({ connections, operations, platforms: platformSetups(config) });
+    schedules = new FakeScheduleService();
+    h = await createHarness({ connections, operations, schedules, platforms: platformSetups(config) });
   });
   afterAll(async () => {
     await h.close();
     await hubspot.stop();
     await mailchimp.close();
   });
-  beforeEach(() => connections.records.clear());
+  beforeEach(() => {
+    connections.records.clear();
+    schedules.schedules.clear();
+  });
 
   const record = (id: string, platform: string, credentials: ConnectionRecord['credentials'], settings: Record<string, unknown> = {}): ConnectionRecord => ({
     id,
@@ -161,12 +166,27 @@ describe('dashboard API: connections', () => {
   it('deletes a connection (404 for unknown ones and for uploads)', async () => {
     await connections.save(record('hubspot-9', 'hubspot', { accessToken: 't' }));
     await connections.save(record('file-00000000-0000-4000-8000-000000000000', 'file', {}, { input: '/tmp/x.csv' }));
-    expect((await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer)).status).toBe(204);
+    const deleted = await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ deleted: 'hubspot-9', removedSchedules: [] });
     expect(connections.records.has('hubspot-9')).toBe(false);
     expect((await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer)).status).toBe(404);
     expect((await request(h.hub.app).delete('/api/connections/file-00000000-0000-4000-8000-000000000000').set(bearer)).status).toBe(404);
     const bad = await request(h.hub.app).delete('/api/connections/a%20b').set(bearer);
     expect(bad.body.field).toBe('params.id');
+  });
+
+  it("deletes a connection's schedules with it, and leaves other connections' schedules alone", async () => {
+    await connections.save(record('hubspot-7', 'hubspot', { accessToken: 't' }));
+    await connections.save(record('hubspot-8', 'hubspot', { accessToken: 't' }));
+    for (const [id, connectionId] of [['nightly-7', 'hubspot-7'], ['weekly-7', 'hubspot-7'], ['nightly-8', 'hubspot-8']]) {
+      await schedules.saveSchedule({ id, cron: '0 3 * * *', request: { platform: 'hubspot', connectionId: connectionId!, scope: 'all' } });
+    }
+    const deleted = await request(h.hub.app).delete('/api/connections/hubspot-7').set(bearer);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.removedSchedules.sort()).toEqual(['nightly-7', 'weekly-7']);
+    expect([...schedules.schedules.keys()]).toEqual(['nightly-8']);
+    expect(connections.records.has('hubspot-8')).toBe(true);
   });
 
   it('sets up the platform fields through the operations; a refused credential is a 400, never a 401', async () => {

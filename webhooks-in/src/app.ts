@@ -106,6 +106,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     runs: deps.runs,
     connections: deps.connections,
     operations: deps.operations,
+    schedules: deps.schedules,
     platforms: deps.platforms ?? {},
     states: new OAuthStates(deps.redis, prefix),
     publicUrl: deps.publicUrl,

@@ -147,7 +147,8 @@ export const startFile = (uploadId: string, body: { column?: string; removeRisky
 
 export const listConnections = (signal?: AbortSignal) => request<ConnectionsAnswer>('GET', '/api/connections', { signal });
 export const saveConnection = (platform: string, body: Record<string, string>) => request<ConnectionSaved>('POST', path`/api/connections/${platform}`, { body });
-export const deleteConnection = (id: string) => request<void>('DELETE', path`/api/connections/${id}`);
+/** Deletes a connection and the schedules that sync it. */
+export const deleteConnection = (id: string) => request<{ deleted: string; removedSchedules: string[] }>('DELETE', path`/api/connections/${id}`);
 export const ensureSchema = (id: string) => request<SchemaReport>('POST', path`/api/connections/${id}/ensure-schema`);
 
 /** The OAuth start: a plain link, so the browser follows the hub's redirect to the platform. */

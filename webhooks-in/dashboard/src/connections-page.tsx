@@ -69,8 +69,9 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
         const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
         navigate(runHref(run.id));
       } else {
-        await deleteConnection(connection.id);
-        setNotice(`Deleted ${connection.label}.`);
+        const { removedSchedules } = await deleteConnection(connection.id);
+        const count = removedSchedules.length;
+        setNotice(count ? `Deleted ${connection.label} and its ${count} ${count === 1 ? 'schedule' : 'schedules'}.` : `Deleted ${connection.label}.`);
         await load();
       }
     } catch (caught) {

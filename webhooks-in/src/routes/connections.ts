@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { EngineAuthError, InputError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
-import type { ConnectionOperations, RunService } from '@verify-hub/sync-jobs';
+import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { connectionView, latestRunByConnection, platformInfo } from '../connection-view';
@@ -12,6 +12,8 @@ export interface ConnectionRoutesOptions {
   runs: RunService;
   connections?: ConnectionStore;
   operations?: ConnectionOperations;
+  /** Recurring syncs: a deleted connection's schedules go with it. */
+  schedules?: ScheduleService;
   platforms: PlatformSetups;
   states: OAuthStates;
   /** The hub's public base URL; without it the request's own origin. */
@@ -113,11 +115,16 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     res.status(201).location(`/api/connections`).json(body);
   });
 
+  // The schedules go first: a schedule left behind would start a failing run on every firing.
   router.delete('/connections/:id', async (req, res) => {
     const { id } = parseInput(ConnectionIdParams, req.params, 'params');
     await existing(id);
+    const removedSchedules: string[] = [];
+    for (const schedule of (await options.schedules?.listSchedules()) ?? []) {
+      if (schedule.request.connectionId === id && (await options.schedules!.removeSchedule(schedule.id))) removedSchedules.push(schedule.id);
+    }
     await store().delete(id);
-    res.status(204).end();
+    res.json({ deleted: id, removedSchedules });
   });
 
   router.post('/connections/:id/ensure-schema', async (req, res) => {
