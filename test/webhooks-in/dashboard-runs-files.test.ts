@@ -202,3 +202,60 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     expect(connections.records.size).toBe(stored);
   });
 });
+
+describe('dashboard API: previews nobody started do not stay on the hub', () => {
+  let h: Harness;
+  const connections = new MemoryConnectionStore();
+  const ABANDONED_AFTER_MS = 1_000;
+
+  beforeAll(async () => {
+    h = await createHarness({ connections, operations: new FakeOperations(connections), upload: { abandonedAfterMs: ABANDONED_AFTER_MS } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const csv = Buffer.from('email\nada@example.com\nbob@example.org\n');
+  const preview = async (name: string): Promise<string> => {
+    const res = await request(h.hub.app).post('/api/files/preview').set(bearer).attach('file', csv, name);
+    expect(res.status).toBe(201);
+    return res.body.upload.id as string;
+  };
+  const kept = (id: string) => existsSync(join(h.uploadDir, id)) && connections.records.has(`file-${id}`);
+
+  it('removes a preview on request (another file chosen), but never an upload a run was started over', async () => {
+    const id = await preview('first.csv');
+    expect(kept(id)).toBe(true);
+    expect((await request(h.hub.app).delete(`/api/files/${id}`).set(bearer)).status).toBe(204);
+    expect(existsSync(join(h.uploadDir, id))).toBe(false);
+    expect(connections.records.has(`file-${id}`)).toBe(false);
+    expect((await request(h.hub.app).delete(`/api/files/${id}`).set(bearer)).status).toBe(404);
+
+    const started = await preview('started.csv');
+    expect((await request(h.hub.app).post(`/api/files/${started}/start`).set(bearer).send({})).status).toBe(202);
+    const refused = await request(h.hub.app).delete(`/api/files/${started}`).set(bearer);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('ALREADY_STARTED');
+    expect(kept(started)).toBe(true);
+    expect((await request(h.hub.app).delete('/api/files/not-an-id').set(bearer)).body.field).toBe('params.uploadId');
+  });
+
+  it('sweeps previews older than the limit when a new file is previewed; started and recent ones stay', async () => {
+    const old = await preview('old.csv');
+    const started = await preview('old-started.csv');
+    expect((await request(h.hub.app).post(`/api/files/${started}/start`).set(bearer).send({})).status).toBe(202);
+    const anHourAgo = new Date(Date.now() - 60 * 60 * 1000).toISOString();
+    for (const id of [old, started]) await connections.save({ ...connections.records.get(`file-${id}`)!, createdAt: anHourAgo });
+    // Sweeps are at most one per limit (here 1 s): the next preview after that finds the old one.
+    await new Promise((resolve) => setTimeout(resolve, ABANDONED_AFTER_MS + 100));
+    const recent = await preview('recent.csv');
+    expect(kept(old)).toBe(false);
+    expect(existsSync(join(h.uploadDir, old))).toBe(false);
+    expect(kept(started)).toBe(true);
+    expect(kept(recent)).toBe(true);
+    // Within the limit the preview after it sweeps nothing: the recent one stays.
+    const next = await preview('next.csv');
+    expect(kept(recent)).toBe(true);
+    expect(kept(next)).toBe(true);
+  });
+});

@@ -61,7 +61,8 @@ export interface HubAppDeps {
   /** Extra handlers mounted before the 404 (the MCP endpoint at /mcp, the dashboard at /). */
   mounts?: { path: string; handler: RequestHandler; auth?: boolean }[];
   /** Upload limits (defaults: 50,000 rows, 64 MB). */
-  upload?: { maxRows?: number; maxBytes?: number };
+  /** Upload limits, and how long a previewed upload never started is kept (default 24 hours). */
+  upload?: { maxRows?: number; maxBytes?: number; abandonedAfterMs?: number };
   /** Recurring syncs (the dashboard's schedules); without it /api/schedules answers 503. */
   schedules?: ScheduleService;
   /** Credit estimates and ensureSchema through the connectors; without it those routes answer 503. */

@@ -140,6 +140,8 @@ export function previewFile(file: File, signal?: AbortSignal): Promise<FilePrevi
 export const estimateFile = (uploadId: string, column: string, signal?: AbortSignal) =>
   request<RunEstimate>('GET', `${path`/api/files/${uploadId}/estimate`}?column=${encodeURIComponent(column)}`, { signal });
 
+/** Drops a preview that will not be started (the hub would remove it after a day anyway). */
+export const discardUpload = (uploadId: string) => request<void>('DELETE', path`/api/files/${uploadId}`);
 export const startFile = (uploadId: string, body: { column?: string; removeRisky?: boolean; maxCredits?: number; dryRun?: boolean }) =>
   request<FileRunStarted>('POST', path`/api/files/${uploadId}/start`, { body });
 

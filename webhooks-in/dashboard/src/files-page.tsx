@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { errorMessage, estimateFile, previewFile, startFile } from './api';
+import { discardUpload, errorMessage, estimateFile, previewFile, startFile } from './api';
 import type { FilePreview, RunEstimate } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatBytes, formatNumber } from './format';
@@ -52,6 +52,9 @@ export function FilesPage() {
       return;
     }
     setUploading(file.name);
+    // Another file replaces the previewed one, which was never started. A failure here is harmless:
+    // the hub removes previews nobody started after a day.
+    if (preview) discardUpload(preview.upload.id).catch(() => undefined);
     setPreview(undefined);
     setEstimate(undefined);
     try {

@@ -5,7 +5,7 @@ import { basename, extname, isAbsolute, join, relative } from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import { InputError, type ConnectionRecord, type ConnectionStore } from '@verify-hub/core';
+import { InputError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
 import { DEFAULT_MAX_ROWS, FileConnector, type FileInspection, type RemovableRisk } from '@verify-hub/connector-file';
 import type { ConnectionOperations, RunEstimate, RunRecord, RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
@@ -26,7 +26,15 @@ export interface FileRoutesOptions {
   connections?: ConnectionStore;
   /** The credit estimate of a previewed upload. */
   operations?: ConnectionOperations;
+  /** How long a previewed upload that was never started is kept (default 24 hours). */
+  abandonedAfterMs?: number;
+  now?: () => number;
+  logger?: Logger;
 }
+
+export const DEFAULT_ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+/** Abandoned previews are looked for at most this often (on a preview), so a busy hub does not list its uploads each time. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 /** What an upload's connection (`file-<uploadId>`) holds: the file connector's options, plus the run started from it. */
 interface UploadSettings {
@@ -65,7 +73,8 @@ function safeName(original: string): string {
   return `${stem}${ext}`;
 }
 
-const connectionIdOf = (uploadId: string) => `file-${uploadId}`;
+const FILE_CONNECTION_PREFIX = 'file-';
+const connectionIdOf = (uploadId: string) => `${FILE_CONNECTION_PREFIX}${uploadId}`;
 
 function isInside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
@@ -147,6 +156,22 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     await options.connections?.delete(connectionIdOf(uploadId));
   };
 
+  /** A previewed upload never started is removed after a day: its file holds a marketer's contacts. */
+  const abandonedAfterMs = options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS;
+  const now = options.now ?? Date.now;
+  let lastSweep = -Infinity;
+  const sweepAbandoned = async (): Promise<void> => {
+    if (!options.connections || now() - lastSweep < Math.min(SWEEP_INTERVAL_MS, abandonedAfterMs)) return;
+    lastSweep = now();
+    for (const record of await options.connections.list()) {
+      const uploadId = record.platform === 'file' && record.id.startsWith(FILE_CONNECTION_PREFIX) ? record.id.slice(FILE_CONNECTION_PREFIX.length) : undefined;
+      const age = now() - Date.parse(record.createdAt);
+      if (!uploadId || record.settings?.runId || !(age >= abandonedAfterMs) || !UploadIdParams.safeParse({ uploadId }).success) continue;
+      // One upload that cannot be removed must not refuse the new one: it is tried again at the next sweep.
+      await discard(uploadId).catch((error: unknown) => options.logger?.warn({ uploadId, reason: (error as Error).message }, 'could not remove an abandoned upload'));
+    }
+  };
+
   // A refused upload (type, size, field) leaves nothing behind: multer removes the partial file, this the folder.
   const receiveFile: RequestHandler = (req, res, next) => {
     upload.single('file')(req, res, (error?: unknown) => {
@@ -160,7 +185,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
   const keepUpload = async (file: Express.Multer.File, uploadId: string, column: string | undefined): Promise<{ record: ConnectionRecord; inspection: FileInspection }> => {
     const settings: UploadSettings = { input: file.path, column, remove: ['invalid'], maxRows: options.maxRows };
     const inspection = await inspect(settings);
-    const record: ConnectionRecord = { id: connectionIdOf(uploadId), platform: 'file', label: file.originalname.slice(0, 200), createdAt: new Date().toISOString(), credentials: {}, settings: { ...settings } };
+    const record: ConnectionRecord = { id: connectionIdOf(uploadId), platform: 'file', label: file.originalname.slice(0, 200), createdAt: new Date(now()).toISOString(), credentials: {}, settings: { ...settings } };
     await store().save(record);
     return { record, inspection };
   };
@@ -246,6 +271,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
   // The dashboard: upload, see the columns, a sample and the credit estimate; nothing starts yet.
   router.post('/files/preview', receiveFile, async (req, res) => {
     const { file, uploadId } = requireFile(req);
+    await sweepAbandoned();
     try {
       store();
       const fields = parseInput(PreviewFields, req.body ?? {}, 'form');
@@ -271,6 +297,15 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       return void res.json(await estimate(uploadId, chosen));
     }
     res.json(await estimate(uploadId, settings));
+  });
+
+  // A preview the user does not go on with (another file chosen): removed now rather than after a day.
+  router.delete('/files/:uploadId', async (req, res) => {
+    const { uploadId } = parseInput(UploadIdParams, req.params, 'params');
+    const { settings } = await keptUpload(uploadId);
+    if (settings.runId) throw new HttpError(409, 'ALREADY_STARTED', `this file is being cleaned or was cleaned (run ${settings.runId}): its files go with the run`);
+    await discard(uploadId);
+    res.status(204).end();
   });
 
   router.post('/files/:uploadId/start', async (req, res) => {
