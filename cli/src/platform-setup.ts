@@ -98,17 +98,21 @@ export function mailchimpSetup(config: Config): PlatformSetup {
       { name: 'apiKey', label: 'API key', secret: true, help: 'In Mailchimp: Account > Extras > API keys; it ends with the data center, like -us21' },
       { name: 'listId', label: 'Audience ID', secret: false, help: 'In Mailchimp: Audience > Settings > Audience name and defaults' },
     ],
+    renewWebhookUrl: (record) => {
+      const webhookSecret = newWebhookSecret();
+      return { record: { ...record, credentials: { ...record.credentials, webhookSecret } }, webhookUrl: mailchimpWebhookPath(record.id, webhookSecret) };
+    },
     connectWithKey: async (input) => {
       const { record, webhookSecret } = await mailchimpKeyConnection(config, { apiKey: input.apiKey!, listId: input.listId!, label: input.label });
       return { record, webhookUrl: mailchimpWebhookPath(record.id, webhookSecret) };
     },
   };
-  const { MAILCHIMP_CLIENT_ID: clientId, MAILCHIMP_CLIENT_SECRET: clientSecret } = config;
+  const { MAILCHIMP_CLIENT_ID: clientId, MAILCHIMP_CLIENT_SECRET: clientSecret, MAILCHIMP_LOGIN_BASE: loginBase } = config;
   if (clientId && clientSecret) {
     setup.oauth = {
-      authorizeUrl: (state, redirectUri) => authorizeUrl({ clientId, redirectUri }, state),
+      authorizeUrl: (state, redirectUri) => authorizeUrl({ clientId, redirectUri, loginBase }, state),
       exchange: async (code, redirectUri, extra) => {
-        const record = await connectionFromOAuth({ clientId, clientSecret, redirectUri }, code, { listId: extra.listId });
+        const record = await connectionFromOAuth({ clientId, clientSecret, redirectUri, loginBase }, code, { listId: extra.listId });
         // Like a key connection, it gets a webhook secret, so its audience's webhook can be registered.
         record.credentials.webhookSecret = newWebhookSecret();
         return record;

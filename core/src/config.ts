@@ -32,6 +32,8 @@ export const ConfigSchema = z.strictObject({
   MAILCHIMP_CLIENT_ID: z.string().min(1).optional(),
   MAILCHIMP_CLIENT_SECRET: secret.optional(),
   MAILCHIMP_API_BASE: url(['http:', 'https:']).optional(),
+  /** Mailchimp's OAuth host (https://login.mailchimp.com); for proxies and tests. */
+  MAILCHIMP_LOGIN_BASE: url(['http:', 'https:']).optional(),
   HUB_ADMIN_TOKEN: secret.optional(),
   HUB_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   PORT: port.default(8080),

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { EngineAuthError, loadConfig, type ConnectionRecord } from '@verify-hub/core';
+import { EngineAuthError, createLocalLimiter, loadConfig, type ConnectionRecord } from '@verify-hub/core';
+import { mailchimpConnectorFactory, parseWebhook } from '@verify-hub/connector-mailchimp';
 import { HubSpotApiError } from '@verify-hub/connector-hubspot';
 import { hubspotSetup, platformSetups } from '../../cli/src/platform-setup';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
@@ -99,13 +100,14 @@ describe('dashboard API: connections', () => {
     expect(byId['mailchimp-us4-b']).toMatchObject({ auth: 'oauth', state: 'connected' });
     expect(byId['mailchimp-us4-c']).toMatchObject({ auth: 'api_key', state: 'connected' });
     expect(res.body.platforms).toEqual({
-      hubspot: { oauth: true, keyFields: [{ name: 'accessToken', label: 'Private app token', secret: true, help: expect.any(String) }] },
+      hubspot: { oauth: true, keyFields: [{ name: 'accessToken', label: 'Private app token', secret: true, help: expect.any(String) }], webhookUrl: false },
       mailchimp: {
         oauth: true,
         keyFields: [
           { name: 'apiKey', label: 'API key', secret: true, help: expect.any(String) },
           { name: 'listId', label: 'Audience ID', secret: false, help: expect.any(String) },
         ],
+        webhookUrl: true,
       },
     });
   });
@@ -286,10 +288,63 @@ describe('dashboard API: connections', () => {
         const noPlatform = await request(keysOnly.hub.app).post('/api/connections/mailchimp').set(bearer).send({ apiKey: MAILCHIMP_KEY, listId: 'aud1' });
         expect(noPlatform.status).toBe(404);
         const list = await request(keysOnly.hub.app).get('/api/connections').set(bearer);
-        expect(list.body.platforms).toEqual({ hubspot: { oauth: false, keyFields: [expect.objectContaining({ name: 'accessToken' })] } });
+        expect(list.body.platforms).toEqual({ hubspot: { oauth: false, keyFields: [expect.objectContaining({ name: 'accessToken' })], webhookUrl: false } });
       } finally {
         await keysOnly.close();
       }
+    });
+
+    it('connects a Mailchimp audience through OAuth end to end, and hands out its webhook URL on request (a new secret each time)', async () => {
+      const store = new MemoryConnectionStore();
+      const config = loadConfig({ MAILCHIMP_CLIENT_ID: 'mc-oauth-client', MAILCHIMP_CLIENT_SECRET: 'mc-oauth-secret', MAILCHIMP_LOGIN_BASE: mailchimp.loginBase });
+      const hub = await createHarness({ connections: store, platforms: platformSetups(config), publicUrl: 'https://hub.example.com/' });
+      try {
+        const started = await request(hub.hub.app).get('/api/oauth/mailchimp/start?listId=aud1').set(bearer);
+        const url = new URL(started.headers.location!);
+        expect(`${url.origin}${url.pathname}`).toBe(`${mailchimp.loginBase}/oauth2/authorize`);
+        const redirectUri = url.searchParams.get('redirect_uri')!;
+        expect(redirectUri).toBe('https://hub.example.com/oauth/mailchimp/callback');
+        // What Mailchimp does when the user grants access: the code it redirects back with trades for a token of that account.
+        mailchimp.registerOAuthClient('mc-oauth-client', 'mc-oauth-secret', redirectUri);
+        mailchimp.alias('mc-oauth-token', MAILCHIMP_KEY);
+        mailchimp.issueCode('mc-code-1', 'mc-oauth-token');
+        const back = await request(hub.hub.app).get('/oauth/mailchimp/callback').query({ code: 'mc-code-1', state: url.searchParams.get('state')! });
+        const id = fragment(back).get('connected')!;
+        expect(id).toMatch(/^mailchimp-us4-/);
+        const stored = store.records.get(id)!;
+        expect(stored).toMatchObject({ platform: 'mailchimp', credentials: { accessToken: 'mc-oauth-token', dc: 'us4' }, settings: { listId: 'aud1', apiBase: mailchimp.apiBase } });
+        const firstSecret = String(stored.credentials.webhookSecret);
+        expect(firstSecret).toMatch(/^[A-Za-z0-9_-]{32}$/);
+        // The stored connection works: its token reads and writes the audience's merge fields.
+        const connector = mailchimpConnectorFactory(stored, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined });
+        await expect(connector.ensureSchema()).resolves.toMatchObject({ problems: [] });
+        const list = await request(hub.hub.app).get('/api/connections').set(bearer);
+        expect(list.body.connections).toEqual([expect.objectContaining({ id, auth: 'oauth', state: 'connected' })]);
+        expect(list.body.platforms.mailchimp.webhookUrl).toBe(true);
+        expect(list.text).not.toContain(firstSecret);
+
+        // The sign-in showed no webhook URL: one is handed out on request, with a new secret; the old address stops working.
+        const renewed = await request(hub.hub.app).post(`/api/connections/${id}/webhook-url`).set(bearer);
+        expect(renewed.status).toBe(200);
+        const secret = String(store.records.get(id)!.credentials.webhookSecret);
+        expect(secret).not.toBe(firstSecret);
+        expect(renewed.body).toEqual({ webhookUrl: `https://hub.example.com/webhooks/mailchimp/${id}/${secret}` });
+        const body = Buffer.from('type=subscribe&fired_at=2026-11-21+10%3A00%3A00&data%5Bemail%5D=new%40example.com&data%5Blist_id%5D=aud1&data%5Bid%5D=abc');
+        const delivery = { method: 'POST', url: renewed.body.webhookUrl, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body };
+        expect(parseWebhook(delivery, secret, secret)).toHaveLength(1);
+        expect(() => parseWebhook(delivery, firstSecret, secret)).toThrow();
+        expect(store.records.get(id)!.credentials.accessToken).toBe('mc-oauth-token');
+      } finally {
+        await hub.close();
+      }
+    });
+
+    it('hands out webhook URLs only for platforms that take one', async () => {
+      await connections.save(record('hubspot-9', 'hubspot', { accessToken: 't' }));
+      const res = await request(h.hub.app).post('/api/connections/hubspot-9/webhook-url').set(bearer);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ code: 'NOT_SUPPORTED', error: 'HubSpot connections have no webhook address to paste in' });
+      expect((await request(h.hub.app).post('/api/connections/mailchimp-us4-none/webhook-url').set(bearer)).status).toBe(404);
     });
 
     it('uses HUB_PUBLIC_URL for the redirect URI when set', async () => {

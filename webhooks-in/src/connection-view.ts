@@ -23,6 +23,8 @@ export interface ConnectionView {
 export interface PlatformInfo {
   oauth: boolean;
   keyFields: KeyField[];
+  /** Whether the platform's connections have a webhook address the dashboard can hand out (again). */
+  webhookUrl: boolean;
 }
 
 export const EXPIRY_WARNING_MS = 7 * 24 * 60 * 60 * 1000;
@@ -90,5 +92,5 @@ export function latestRunByConnection(runs: RunRecord[]): Map<string, RunRecord>
 }
 
 export function platformInfo(setup: PlatformSetup): PlatformInfo {
-  return { oauth: setup.oauth !== undefined, keyFields: setup.keyFields.map((f) => ({ ...f })) };
+  return { oauth: setup.oauth !== undefined, keyFields: setup.keyFields.map((f) => ({ ...f })), webhookUrl: setup.renewWebhookUrl !== undefined };
 }

@@ -24,6 +24,12 @@ export interface PlatformSetup {
    * (`/webhooks/mailchimp/<id>/<secret>`): the hub makes it absolute with its public URL.
    */
   connectWithKey(input: Record<string, string>): Promise<{ record: ConnectionRecord; webhookUrl?: string }>;
+  /**
+   * Present when the platform needs a webhook address pasted in (Mailchimp): a new secret for the
+   * connection, so its address can be shown once again (an OAuth sign-in never shows one). The old
+   * address stops working. Answers the record to store and the address (a path, as above).
+   */
+  renewWebhookUrl?(record: ConnectionRecord): { record: ConnectionRecord; webhookUrl: string };
   /** Present when the platform's OAuth app is configured. */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

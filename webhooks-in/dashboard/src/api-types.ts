@@ -98,6 +98,8 @@ export interface KeyField {
 export interface PlatformInfo {
   oauth: boolean;
   keyFields: KeyField[];
+  /** Whether its connections have a webhook address to paste into the platform (Mailchimp). */
+  webhookUrl: boolean;
 }
 
 export type ConnectablePlatform = 'hubspot' | 'mailchimp';

@@ -151,6 +151,8 @@ export const listConnections = (signal?: AbortSignal) => request<ConnectionsAnsw
 export const saveConnection = (platform: string, body: Record<string, string>) => request<ConnectionSaved>('POST', path`/api/connections/${platform}`, { body });
 /** Deletes a connection and the schedules that sync it. */
 export const deleteConnection = (id: string) => request<{ deleted: string; removedSchedules: string[] }>('DELETE', path`/api/connections/${id}`);
+/** A new webhook address for the connection (its secret renewed: the old address stops working). */
+export const renewWebhookUrl = (id: string) => request<{ webhookUrl: string }>('POST', path`/api/connections/${id}/webhook-url`);
 export const ensureSchema = (id: string) => request<SchemaReport>('POST', path`/api/connections/${id}/ensure-schema`);
 
 /** The OAuth start: a plain link, so the browser follows the hub's redirect to the platform. */

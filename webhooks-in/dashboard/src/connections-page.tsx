@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { deleteConnection, ensureSchema, errorMessage, listConnections, startRun } from './api';
+import { deleteConnection, ensureSchema, errorMessage, listConnections, renewWebhookUrl, startRun } from './api';
 import type { ConnectablePlatform, ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport } from './api-types';
 import { ConnectForm } from './connect-form';
 import { ErrorAlert, Notice } from './error-alert';
@@ -33,7 +33,9 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       const connected = query.get('connected');
       if (connected) {
         const connection = answer.connections.find((c) => c.id === connected);
-        setNotice(`Connected ${connection?.label ?? connected}.`);
+        // An OAuth sign-in shows no webhook address: say where to get one.
+        const webhookHint = connection && answer.platforms[connection.platform as ConnectablePlatform]?.webhookUrl ? ' To verify new subscribers as they arrive, choose "New webhook URL" on its card and paste it into Mailchimp.' : '';
+        setNotice(`Connected ${connection?.label ?? connected}.${webhookHint}`);
       }
     } catch (caught) {
       if (!signal?.aborted) setError(errorMessage(caught));
@@ -56,7 +58,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
     void load();
   };
 
-  const act = async (connection: ConnectionView, action: 'schema' | 'sync' | 'delete') => {
+  const act = async (connection: ConnectionView, action: 'schema' | 'sync' | 'webhook' | 'delete') => {
     if (busy) return;
     setBusy(`${action}:${connection.id}`);
     setError(undefined);
@@ -65,6 +67,9 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       if (action === 'schema') {
         const report = await ensureSchema(connection.id);
         setReports((current) => ({ ...current, [connection.id]: report }));
+      } else if (action === 'webhook') {
+        const { webhookUrl } = await renewWebhookUrl(connection.id);
+        setWebhook({ url: webhookUrl, label: connection.label });
       } else if (action === 'sync') {
         const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
         navigate(runHref(run.id));
@@ -146,6 +151,17 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
               <button type="button" aria-busy={busy === `sync:${connection.id}` ? 'true' : undefined} onClick={() => void act(connection, 'sync')}>
                 Start sync
               </button>
+              {data?.platforms[connection.platform as ConnectablePlatform]?.webhookUrl && (
+                <button
+                  type="button"
+                  class="secondary"
+                  title="A new address for the platform's webhook: the one given before stops working"
+                  aria-busy={busy === `webhook:${connection.id}` ? 'true' : undefined}
+                  onClick={() => void act(connection, 'webhook')}
+                >
+                  New webhook URL
+                </button>
+              )}
               <button type="button" class="danger" aria-busy={busy === `delete:${connection.id}` ? 'true' : undefined} onClick={() => void act(connection, 'delete')}>
                 Delete
               </button>

@@ -22,7 +22,8 @@ export function WebhookUrlOnce({ url, label, onDone }: { url: string; label: str
       <h2 id="webhook-once-heading">One more step in Mailchimp for {label}</h2>
       <p>
         In Mailchimp, add this address as a webhook of the audience (Audience → Settings → Webhooks) so new and changed subscribers are
-        verified as they arrive. It contains a secret: it is shown only this once.
+        verified as they arrive. It contains a secret: it is shown only this once (a new one can be made from the connection's card,
+        and then this one stops working).
       </p>
       <div class="copy-row">
         <label for="webhook-url">Webhook URL</label>

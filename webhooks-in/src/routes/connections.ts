@@ -62,9 +62,14 @@ function platformFailure(error: unknown, platform: string, secretField?: string)
   return error;
 }
 
-function redirectUriFor(req: Request, publicUrl: string | undefined, platform: string): string {
+/** A path on the hub as the platform must call it: under HUB_PUBLIC_URL, else the request's own origin. */
+function absoluteUrl(req: Request, publicUrl: string | undefined, path: string): string {
   const base = (publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '');
-  return `${base}/oauth/${platform}/callback`;
+  return new URL(path, `${base}/`).toString();
+}
+
+function redirectUriFor(req: Request, publicUrl: string | undefined, platform: string): string {
+  return absoluteUrl(req, publicUrl, `/oauth/${platform}/callback`);
 }
 
 /**
@@ -111,7 +116,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     }
     await store().save(connected.record);
     const body: { connection: ReturnType<typeof connectionView>; webhookUrl?: string } = { connection: connectionView(connected.record, undefined) };
-    if (connected.webhookUrl) body.webhookUrl = new URL(connected.webhookUrl, `${(options.publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '')}/`).toString();
+    if (connected.webhookUrl) body.webhookUrl = absoluteUrl(req, options.publicUrl, connected.webhookUrl);
     res.status(201).location(`/api/connections`).json(body);
   });
 
@@ -125,6 +130,17 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     }
     await store().delete(id);
     res.json({ deleted: id, removedSchedules });
+  });
+
+  // Mailchimp's webhook address holds a secret and is shown once: this hands out a new one (the old stops working).
+  router.post('/connections/:id/webhook-url', async (req, res) => {
+    const { id } = parseInput(ConnectionIdParams, req.params, 'params');
+    const record = await existing(id);
+    const renew = options.platforms[record.platform as keyof PlatformSetups]?.renewWebhookUrl;
+    if (!renew) throw new HttpError(404, 'NOT_SUPPORTED', `${nameOf(record.platform)} connections have no webhook address to paste in`);
+    const renewed = renew(record);
+    await store().save(renewed.record);
+    res.json({ webhookUrl: absoluteUrl(req, options.publicUrl, renewed.webhookUrl) });
   });
 
   router.post('/connections/:id/ensure-schema', async (req, res) => {
