@@ -14,6 +14,7 @@ jest.setTimeout(120_000);
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 const PORTAL = { portalId: '4242', token: 'pat-e2e-private-app-token' };
+const MAILCHIMP = { apiKey: `${'5'.repeat(32)}-us7`, listId: 'e2eaudience', oauthToken: 'mc-e2e-oauth-token' };
 const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'e2e');
 
 /**
@@ -116,7 +117,7 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'vh-e2e-files-'));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    [stack, browser] = await Promise.all([startStack({ adminToken: ADMIN_TOKEN, portal: PORTAL }), launchBrowser()]);
+    [stack, browser] = await Promise.all([startStack({ adminToken: ADMIN_TOKEN, portal: PORTAL, mailchimp: MAILCHIMP }), launchBrowser()]);
     stack.hubspot.addContacts(
       PORTAL.portalId,
       CONTACTS.map((email) => ({ email })),
@@ -296,6 +297,43 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     // What the portal now holds: every contact carries its result.
     const written = [...portal.contacts.values()].map((c) => [c.properties.email, c.properties.ev_risk]);
     expect(written.sort()).toEqual(CONTACTS.map((email) => [email, riskOf(email)]).sort());
+  });
+
+  it('connects Mailchimp through its OAuth sign-in, then hands out a webhook URL that the hub accepts deliveries on', async () => {
+    const page = await signedInPage();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('heading', { name: 'Connections', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Connect Mailchimp' }).click();
+    await page.getByLabel('Audience ID').fill(MAILCHIMP.listId);
+    // The hub's OAuth start, Mailchimp's authorize page (the fake approves at once), the hub's callback, back to the page.
+    await page.getByRole('link', { name: 'Sign in with Mailchimp' }).click();
+    await page.getByText(/Connected Mailchimp: Acme Newsletters\./).waitFor();
+    expect(page.url()).toMatch(/#\/connections$/);
+    const card = page.getByRole('article', { name: 'Mailchimp: Acme Newsletters' });
+    expect((await card.textContent()) ?? '').toMatch(/signed in with OAuth/);
+    expect((await card.textContent()) ?? '').toContain(MAILCHIMP.listId);
+
+    await card.getByRole('button', { name: 'New webhook URL' }).click();
+    const field = page.getByTestId('webhook-url');
+    await field.waitFor();
+    const webhookUrl = new URL(await field.inputValue());
+    expect(webhookUrl.origin).toBe(stack.hub.url);
+    const [, , connectionId, secret] = webhookUrl.pathname.split('/').filter(Boolean);
+    expect(connectionId).toMatch(/^mailchimp-us7-/);
+
+    // What Mailchimp then posts there: the hub takes it; a made-up secret is refused.
+    const delivery = (path: string) =>
+      fetch(`${stack.hub.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `type=subscribe&fired_at=2026-11-21+10%3A00%3A00&data%5Bemail%5D=new.subscriber%40example.com&data%5Blist_id%5D=${MAILCHIMP.listId}&data%5Bid%5D=abc`,
+      });
+    const accepted = await delivery(webhookUrl.pathname);
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ received: 1 });
+    const refused = await delivery(`/webhooks/mailchimp/${connectionId}/${secret!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
   });
 
   it('creates a weekly schedule with a readable preview, pauses it and deletes it', async () => {

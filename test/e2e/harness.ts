@@ -9,6 +9,7 @@ import { SyncPipeline } from '@verify-hub/sync-jobs';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
+import { FakeMailchimp } from '../fakes/mailchimp';
 
 /** Debian's chromium; E2E_CHROMIUM points elsewhere (another Chromium build) when needed. */
 export const CHROMIUM_PATH = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -52,6 +53,8 @@ export interface Stack {
   hub: RunningHub;
   engine: FakeEngine;
   hubspot: FakeHubSpot;
+  /** With an OAuth app registered for the hub's callback; its authorize page approves as `mailchimp.userToken`. */
+  mailchimp: FakeMailchimp;
   adminToken: string;
   /** For the few direct API checks the tests make (what the UI claims against what the hub holds). */
   api(path: string, init?: RequestInit): Promise<Response>;
@@ -62,12 +65,20 @@ export interface Stack {
  * `verify-hub serve` wired from configuration as in production: the real pipeline and workers on the
  * test Redis under a prefix of its own, the fake engine over HTTP and FakeHubSpot as the HubSpot API.
  */
-export async function startStack(options: { adminToken: string; portal: { portalId: string; token: string } }): Promise<Stack> {
+/** The Mailchimp OAuth app the stack's hub is configured with. */
+export const MAILCHIMP_APP = { clientId: 'e2e-mailchimp-app', clientSecret: 'e2e-mailchimp-app-secret' };
+
+export async function startStack(options: { adminToken: string; portal: { portalId: string; token: string }; mailchimp: { apiKey: string; listId: string; oauthToken: string } }): Promise<Stack> {
   const engine = new FakeEngine();
   await engine.start();
   const hubspot = new FakeHubSpot();
   await hubspot.start();
   hubspot.addPortal(options.portal);
+  const mailchimp = await new FakeMailchimp().start();
+  mailchimp.addAccount(options.mailchimp.apiKey, { dc: 'us7', accountName: 'Acme Newsletters' });
+  mailchimp.addList(options.mailchimp.apiKey, options.mailchimp.listId);
+  mailchimp.alias(options.mailchimp.oauthToken, options.mailchimp.apiKey);
+  mailchimp.approveAuthorizationsWith(options.mailchimp.oauthToken);
   // The HubSpot connector reads the API base from the environment when a connection does not store one.
   const savedApiBase = process.env.HUBSPOT_API_BASE;
   process.env.HUBSPOT_API_BASE = hubspot.url;
@@ -81,15 +92,21 @@ export async function startStack(options: { adminToken: string; portal: { portal
     HUB_SECRET_KEY: 'e'.repeat(40),
     HUB_UPLOAD_DIR: uploadDir,
     HUBSPOT_API_BASE: hubspot.url,
+    MAILCHIMP_API_BASE: mailchimp.apiBase,
+    MAILCHIMP_LOGIN_BASE: mailchimp.loginBase,
+    MAILCHIMP_CLIENT_ID: MAILCHIMP_APP.clientId,
+    MAILCHIMP_CLIENT_SECRET: MAILCHIMP_APP.clientSecret,
     LOG_LEVEL: 'silent',
     VERIFY_HUB_REDIS_PREFIX: prefix,
   });
   const hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
+  mailchimp.registerOAuthClient(MAILCHIMP_APP.clientId, MAILCHIMP_APP.clientSecret, `${hub.url}/oauth/mailchimp/callback`);
 
   return {
     hub,
     engine,
     hubspot,
+    mailchimp,
     adminToken: options.adminToken,
     api: (path, init = {}) => fetch(`${hub.url}${path}`, { ...init, headers: { authorization: `Bearer ${options.adminToken}`, ...(init.headers ?? {}) } }),
     async stop() {
@@ -108,6 +125,7 @@ export async function startStack(options: { adminToken: string; portal: { portal
       await cleanup.close();
       await engine.stop();
       await hubspot.stop();
+      await mailchimp.close();
       if (savedApiBase === undefined) delete process.env.HUBSPOT_API_BASE;
       else process.env.HUBSPOT_API_BASE = savedApiBase;
       rmSync(uploadDir, { recursive: true, force: true });

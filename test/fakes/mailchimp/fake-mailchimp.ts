@@ -243,6 +243,16 @@ export class FakeMailchimp {
   registerOAuthClient(clientId: string, secret: string, redirectUri: string): void {
     this.oauthClients.set(clientId, { secret, redirectUri });
   }
+  /**
+   * The authorize page's user: `GET /oauth2/authorize` then redirects straight back to the client's
+   * redirect URI with a fresh code for `accessToken` (as if the user clicked "Allow"), like the real page
+   * after sign-in. Without it the page answers 404.
+   */
+  approveAuthorizationsWith(accessToken: string): void {
+    this.approvingToken = accessToken;
+  }
+  private approvingToken: string | undefined;
+
   /** The code the authorize step would hand out, and the token it trades for. */
   issueCode(code: string, accessToken: string): void {
     this.oauthCodes.set(code, accessToken);
@@ -323,6 +333,12 @@ export class FakeMailchimp {
     };
 
     if (url.pathname.startsWith('/_archives/')) return send(this.archive(url.pathname), 'application/x-gzip');
+    if (url.pathname === '/oauth2/authorize' && method === 'GET') {
+      const reply = this.authorize(url.searchParams);
+      if (reply.status !== 302) return send(reply);
+      res.writeHead(302, { location: String(reply.body) }).end();
+      return;
+    }
     if (url.pathname === '/oauth2/token' && method === 'POST') return send(this.token(raw));
     if (url.pathname === '/oauth2/metadata' && method === 'GET') return send(this.metadata(req.headers.authorization));
     if (!url.pathname.startsWith('/3.0/')) return send(notFound());
@@ -712,6 +728,18 @@ export class FakeMailchimp {
   }
 
   // ------------------------------------------------------------------ OAuth
+
+  private authorize(query: URLSearchParams): Reply {
+    const client = this.oauthClients.get(query.get('client_id') ?? '');
+    if (query.get('response_type') !== 'code' || !client || client.redirectUri !== query.get('redirect_uri')) return { status: 400, body: { error: 'invalid_request' } };
+    if (!this.approvingToken) return notFound();
+    const code = randomBytes(12).toString('hex');
+    this.oauthCodes.set(code, this.approvingToken);
+    const back = new URL(client.redirectUri);
+    back.searchParams.set('code', code);
+    if (query.has('state')) back.searchParams.set('state', query.get('state')!);
+    return { status: 302, body: back.toString() };
+  }
 
   private token(raw: string): Reply {
     const form = new URLSearchParams(raw);
