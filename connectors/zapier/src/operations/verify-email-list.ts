@@ -48,6 +48,11 @@ function budgetSeconds(value: unknown): number {
   return Math.min(n, MAX_LIST_BUDGET_SECONDS);
 }
 
+const TIMED_OUT = {
+  reason: 'time_budget_exceeded',
+  note: 'Some checks did not finish within the time Zapier allows one step: those addresses are unknown (not billed). Run them again later.',
+} as const;
+
 /** Why the addresses still pending were not verified, as a reason code and a note for the user. */
 function unfinishedReason(stopped: BatchReport['stopped']): { reason: string; note: string } {
   if (stopped?.error instanceof EngineQuotaError) {
@@ -56,7 +61,7 @@ function unfinishedReason(stopped: BatchReport['stopped']): { reason: string; no
   if (stopped?.error instanceof EngineRateLimitError) {
     return { reason: 'rate_limited', note: 'The verify-hub rate limit was reached: the addresses not checked are unknown (not billed). Run them again later, or add a Delay step.' };
   }
-  return { reason: 'time_budget_exceeded', note: "Some checks did not finish within the time Zapier allows one step: those addresses are unknown (not billed). Run them again later." };
+  return TIMED_OUT;
 }
 
 /**
@@ -91,7 +96,11 @@ export async function verifyEmailList(z: ZObject, bundle: Bundle): Promise<ListO
       const n = normalizeEmail(email);
       return unknownVerification(email, n.ok ? n.normalized : email.trim(), why.reason);
     });
-    return summarize(results.map(toOutput), report.pending.length, counters.credits, report.pending.length > 0 ? why.note : '');
+    // Cut off by the budget either way: still pending when it ran out, or ended by the engine client's deadline.
+    const timedOut = report.results.filter((r) => r?.reason === TIMED_OUT.reason).length;
+    const unfinished = report.pending.length + timedOut;
+    const note = report.pending.length > 0 ? why.note : timedOut > 0 ? TIMED_OUT.note : '';
+    return summarize(results.map(toOutput), unfinished, counters.credits, note);
   });
 }
 
