@@ -21,6 +21,9 @@ interface DashboardApi {
   previewCron(cron: string, timezone: string): Promise<unknown>;
   listSchedules(): Promise<unknown>;
 }
+interface DashboardFormat {
+  formatRelative(value: string | number, now?: number): string;
+}
 type Route = { page: string; id?: string; hash?: string; query?: URLSearchParams };
 interface DashboardRouter {
   parseHash(hash: string): Route;
@@ -30,6 +33,7 @@ interface DashboardRouter {
 const dashboardSrc = join(__dirname, '..', '..', 'webhooks-in', 'dashboard', 'src');
 const api = require(join(dashboardSrc, 'api.ts')) as DashboardApi;
 const router = require(join(dashboardSrc, 'router.ts')) as DashboardRouter;
+const format = require(join(dashboardSrc, 'format.ts')) as DashboardFormat;
 
 interface Call {
   url: string;
@@ -139,5 +143,17 @@ describe('the dashboard client', () => {
     expect(connections.page).toBe('connections');
     expect(connections.query?.get('connected')).toBe('hubspot-1');
     expect(router.parseHash('#/nowhere')).toEqual({ page: 'not-found', hash: '#/nowhere' });
+  });
+
+  it('says relative times by the calendar: Monday 03:00 seen on Saturday evening is in 2 days, not tomorrow', () => {
+    // Local times: the browser's zone is the machine's here, as it is the user's in a browser.
+    const saturdayEvening = new Date(2026, 10, 21, 20, 50).getTime();
+    const at = (day: number, hour: number, minute = 0) => new Date(2026, 10, day, hour, minute).getTime();
+    const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+    expect(format.formatRelative(at(23, 3), saturdayEvening)).toBe(relative.format(2, 'day'));
+    expect(format.formatRelative(at(22, 23, 30), saturdayEvening)).toBe(relative.format(1, 'day'));
+    expect(format.formatRelative(at(20, 9), saturdayEvening)).toBe(relative.format(-1, 'day'));
+    expect(format.formatRelative(at(21, 23, 50), saturdayEvening)).toBe(relative.format(3, 'hour'));
+    expect(format.formatRelative(saturdayEvening - 130_000, saturdayEvening)).toBe(relative.format(-2, 'minute'));
   });
 });

@@ -39,12 +39,21 @@ const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['year', Number.POSITIVE_INFINITY],
 ];
 
-/** "3 minutes ago", "in 2 hours". */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whole calendar days between two moments in the browser's time zone (rounded: a DST day is 23 or 25 hours). */
+function calendarDays(from: number, to: number): number {
+  const midnight = (t: number) => new Date(t).setHours(0, 0, 0, 0);
+  return Math.round((midnight(to) - midnight(from)) / DAY_MS);
+}
+
+/** "3 minutes ago", "in 2 hours", "tomorrow" (the next calendar day, not merely 24 hours on). */
 export function formatRelative(value: string | number, now = Date.now()): string {
   const time = new Date(value).getTime();
   if (Number.isNaN(time)) return String(value);
   let amount = (time - now) / 1000;
   for (const [unit, size] of RELATIVE_STEPS) {
+    if (unit === 'day' && Math.abs(amount) < size) return relativeFormat.format(calendarDays(now, time), 'day');
     if (Math.abs(amount) < size) return relativeFormat.format(Math.round(amount), unit);
     amount /= size;
   }
