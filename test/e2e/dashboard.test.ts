@@ -380,6 +380,45 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     expect(await listed()).toEqual([]);
   });
 
+  it('pauses, resumes and cancels runs from the runs list', async () => {
+    // A slow engine keeps both runs going long enough to act on them.
+    stack.engine.options.latencyMs = 2_000;
+    try {
+      const startFileRun = async (name: string) => {
+        const form = new FormData();
+        const rows = Array.from({ length: 200 }, (_, i) => `${name}.${i}@example.com`);
+        form.append('file', new Blob([`email\n${rows.join('\n')}\n`], { type: 'text/csv' }), `${name}.csv`);
+        const res = await stack.api('/api/files', { method: 'POST', body: form });
+        expect(res.status).toBe(202);
+        return ((await res.json()) as { run: { id: string } }).run.id;
+      };
+      const [toPause, toCancel] = [await startFileRun('pause-me'), await startFileRun('cancel-me')];
+      const statusOf = async (id: string) => ((await (await stack.api(`/api/runs/${id}`)).json()) as { status: string }).status;
+
+      const page = await signedInPage();
+      const table = page.getByRole('table', { name: 'Runs' });
+      const row = (id: string) => table.getByRole('row').filter({ has: page.getByRole('link', { name: id, exact: true }) });
+      const rowStatus = (id: string) => async () => ((await row(id).locator('.status').textContent()) ?? '').trim();
+
+      await row(toPause).getByRole('button', { name: `Pause ${toPause}` }).click();
+      await until(rowStatus(toPause), (status) => status === 'paused');
+      await row(toPause).getByRole('button', { name: `Resume ${toPause}` }).waitFor();
+      expect(await statusOf(toPause)).toBe('paused');
+
+      await row(toCancel).getByRole('button', { name: `Cancel ${toCancel}` }).click();
+      await until(rowStatus(toCancel), (status) => status === 'cancelled');
+      expect(await row(toCancel).getByRole('button').count()).toBe(0);
+      expect(await statusOf(toCancel)).toBe('cancelled');
+
+      stack.engine.options.latencyMs = 0;
+      await row(toPause).getByRole('button', { name: `Resume ${toPause}` }).click();
+      await until(rowStatus(toPause), (status) => status === 'completed', 60_000);
+      expect(await row(toPause).getByRole('cell').filter({ hasText: '100 %' }).count()).toBe(1);
+    } finally {
+      stack.engine.options.latencyMs = 0;
+    }
+  });
+
   it('can be used with the keyboard alone: sign in, choose a file and start cleaning', async () => {
     const input = join(work, 'keyboard.csv');
     writeFileSync(input, 'email,name\nkey.one@example.com,One\nkey.two@example.com,Two\n');

@@ -6,6 +6,7 @@ import { rescueFocus } from './focus';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatNumber, formatRelative, platformName, runDuration, scopeText } from './format';
 import { RiskChart } from './risk-chart';
+import { RunControls, runControls } from './run-controls';
 import { navigate, runHref } from './router';
 import { usePolling } from './use-polling';
 
@@ -76,9 +77,7 @@ export function RunPage({ id }: { id: string }) {
 
   const status = run?.status;
   const finished = status !== undefined && FINISHED_STATUSES.includes(status);
-  const canPause = status === 'queued' || status === 'running';
-  const canResume = status === 'paused';
-  const canCancel = status === 'queued' || status === 'running' || status === 'paused';
+  const { canPause, canResume, canCancel } = runControls(status);
   const links = runLinks(id);
   const now = Date.now();
 
@@ -147,17 +146,7 @@ export function RunPage({ id }: { id: string }) {
 
           {(canPause || canResume || canCancel || (finished && run.counters.unknown > 0)) && (
             <div class="actions">
-              {/* One element for both, so the focus stays on it when Pause turns into Resume. */}
-              {(canPause || canResume) && (
-                <button type="button" aria-busy={busy === 'pause' || busy === 'resume' ? 'true' : undefined} onClick={() => void act(canPause ? 'pause' : 'resume')}>
-                  {canPause ? 'Pause' : 'Resume'}
-                </button>
-              )}
-              {canCancel && (
-                <button type="button" class="danger" aria-busy={busy === 'cancel' ? 'true' : undefined} onClick={() => void act('cancel')}>
-                  Cancel
-                </button>
-              )}
+              <RunControls status={run.status} busy={busy === 'recheck-unknowns' ? undefined : busy} onAct={(action) => void act(action)} />
               {finished && run.counters.unknown > 0 && (
                 <button type="button" aria-busy={busy === 'recheck-unknowns' ? 'true' : undefined} onClick={() => void act('recheck-unknowns')}>
                   Re-check unknowns

@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, errorMessage, listRuns } from './api';
+import { ApiError, errorMessage, listRuns, runAction } from './api';
 import type { RunView } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatRelative, platformName, runDuration, scopeText } from './format';
+import { rescueFocus } from './focus';
+import { RunControls, type RunControl } from './run-controls';
 import { runHref } from './router';
 import { usePolling } from './use-polling';
 
@@ -15,7 +17,9 @@ export function RunsPage() {
   const [runs, setRuns] = useState<RunView[]>();
   const [error, setError] = useState<string>();
 
-  usePolling(async (signal) => {
+  const [busy, setBusy] = useState<{ id: string; action: RunControl }>();
+
+  const refresh = usePolling(async (signal) => {
     try {
       const answer = await listRuns(50, signal);
       if (signal.aborted) return null;
@@ -28,6 +32,22 @@ export function RunsPage() {
       return caught instanceof ApiError && caught.status === 401 ? null : ERROR_RETRY_MS;
     }
   }, []);
+
+  const act = async (run: RunView, action: RunControl) => {
+    if (busy) return; // one at a time; the buttons stay enabled so the keyboard focus stays on them
+    setBusy({ id: run.id, action });
+    setError(undefined);
+    try {
+      const answer = await runAction(run.id, action);
+      setRuns((current) => current?.map((r) => (r.id === answer.id ? answer : r)));
+      refresh();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(undefined);
+      rescueFocus();
+    }
+  };
 
   const live = runs?.filter((run) => run.status === 'queued' || run.status === 'running').length ?? 0;
   const now = Date.now();
@@ -60,6 +80,7 @@ export function RunsPage() {
                 <th scope="col" class="num">Written</th>
                 <th scope="col" class="num">Failed</th>
                 <th scope="col" class="num">Credits</th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -87,7 +108,7 @@ export function RunsPage() {
                     )}
                   </td>
                   <td>{runDuration(run, now) ?? '—'}</td>
-                  <td>
+                  <td class="progress-cell">
                     <span class="mini-bar" aria-hidden="true">
                       <span class="mini-fill" style={{ width: `${run.progress.percent}%` }} />
                     </span>{' '}
@@ -98,6 +119,9 @@ export function RunsPage() {
                   <td class="num">{run.counters.written}</td>
                   <td class="num">{run.counters.failed}</td>
                   <td class="num">{run.counters.credits}</td>
+                  <td class="actions-cell">
+                    <RunControls status={run.status} subject={run.id} busy={busy?.id === run.id ? busy.action : undefined} onAct={(action) => void act(run, action)} />
+                  </td>
                 </tr>
               ))}
             </tbody>
