@@ -271,7 +271,8 @@ export function fileRoutes(options: FileRoutesOptions): Router {
   // The dashboard: upload, see the columns, a sample and the credit estimate; nothing starts yet.
   router.post('/files/preview', receiveFile, async (req, res) => {
     const { file, uploadId } = requireFile(req);
-    await sweepAbandoned();
+    // Housekeeping must not cost the user the upload they just made.
+    await sweepAbandoned().catch((error: unknown) => options.logger?.warn({ reason: (error as Error).message }, 'could not look for abandoned uploads'));
     try {
       store();
       const fields = parseInput(PreviewFields, req.body ?? {}, 'form');
