@@ -170,7 +170,7 @@ describe('dashboard API: connections', () => {
     await connections.save(record('file-00000000-0000-4000-8000-000000000000', 'file', {}, { input: '/tmp/x.csv' }));
     const deleted = await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer);
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ deleted: 'hubspot-9', removedSchedules: [] });
+    expect(deleted.body).toEqual({ deleted: 'hubspot-9', removedSchedules: [], cancelledRuns: [] });
     expect(connections.records.has('hubspot-9')).toBe(false);
     expect((await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer)).status).toBe(404);
     expect((await request(h.hub.app).delete('/api/connections/file-00000000-0000-4000-8000-000000000000').set(bearer)).status).toBe(404);
@@ -178,15 +178,30 @@ describe('dashboard API: connections', () => {
     expect(bad.body.field).toBe('params.id');
   });
 
-  it("deletes a connection's schedules with it, and leaves other connections' schedules alone", async () => {
+  it("deletes a connection's schedules and cancels its unfinished runs with it; other connections' stay", async () => {
     await connections.save(record('hubspot-7', 'hubspot', { accessToken: 't' }));
     await connections.save(record('hubspot-8', 'hubspot', { accessToken: 't' }));
     for (const [id, connectionId] of [['nightly-7', 'hubspot-7'], ['weekly-7', 'hubspot-7'], ['nightly-8', 'hubspot-8']]) {
       await schedules.saveSchedule({ id, cron: '0 3 * * *', request: { platform: 'hubspot', connectionId: connectionId!, scope: 'all' } });
     }
+    const runOf = async (connectionId: string, status: 'queued' | 'running' | 'paused' | 'completed') => {
+      const run = await h.runs.start({ platform: 'hubspot', connectionId, scope: 'all' });
+      h.runs.update(run.id, { status });
+      return run.id;
+    };
+    const queued7 = await runOf('hubspot-7', 'queued');
+    const running7 = await runOf('hubspot-7', 'running');
+    const paused7 = await runOf('hubspot-7', 'paused');
+    const done7 = await runOf('hubspot-7', 'completed');
+    const running8 = await runOf('hubspot-8', 'running');
+
     const deleted = await request(h.hub.app).delete('/api/connections/hubspot-7').set(bearer);
     expect(deleted.status).toBe(200);
     expect(deleted.body.removedSchedules.sort()).toEqual(['nightly-7', 'weekly-7']);
+    expect(deleted.body.cancelledRuns.sort()).toEqual([queued7, running7, paused7].sort());
+    for (const id of [queued7, running7, paused7]) expect((await h.runs.get(id))!.status).toBe('cancelled');
+    expect((await h.runs.get(done7))!.status).toBe('completed');
+    expect((await h.runs.get(running8))!.status).toBe('running');
     expect([...schedules.schedules.keys()]).toEqual(['nightly-8']);
     expect(connections.records.has('hubspot-8')).toBe(true);
   });
