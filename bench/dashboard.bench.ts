@@ -122,6 +122,8 @@ async function main(): Promise<void> {
       }
     });
     const dashboardPeak = process.resourceUsage().maxRSS * 1024;
+    global.gc?.();
+    const retained = process.memoryUsage();
     const cli = await timed(() =>
       runInProcess({
         connector: new FileConnector({ input: csvPath, output: join(work, 'cli.cleaned.csv'), removedOutput: join(work, 'cli.removed.csv'), summaryOutput: join(work, 'cli.summary.json') }),
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
     console.log(`   dashboard (start, pipeline on Redis, polled every 250 ms to 100 %): ${seconds(dashboard.ms)}`);
     console.log(`   baseline (verify-hub clean in-process, same engine and concurrency): ${seconds(cli.ms)}`);
     console.log(`   ratio dashboard/baseline: ${ratio(dashboard.ms, cli.ms)}`);
-    console.log(`   peak RSS after the dashboard's run: ${mb(dashboardPeak)}; after the in-process run: ${mb(process.resourceUsage().maxRSS * 1024)}`);
+    console.log(`   peak RSS after the dashboard's run: ${mb(dashboardPeak)} (after a GC: heap ${mb(retained.heapUsed)}, RSS ${mb(retained.rss)}); after the in-process run: ${mb(process.resourceUsage().maxRSS * 1024)}`);
 
     // 3. The runs list under polling.
     for (let i = 0; i < 49; i++) {
