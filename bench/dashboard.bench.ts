@@ -21,11 +21,12 @@ import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { EngineClient, InMemoryVerificationCache, createLogger, loadConfig } from '@verify-hub/core';
 import { FileConnector } from '@verify-hub/connector-file';
-import { SyncPipeline, runInProcess } from '@verify-hub/sync-jobs';
+import { runInProcess } from '@verify-hub/sync-jobs';
 import { startServe } from '../cli/src/commands/serve';
 import { bundleDashboard } from '../webhooks-in/src/dashboard-bundle';
 import { FakeEngine } from '../test/fakes/engine';
 import { ensureRedis } from '../test/setup/redis';
+import { purgeServeRedis } from '../test/webhooks-in/serve-stack';
 
 const ROWS = 50_000;
 const ENGINE_CONCURRENCY = 20;
@@ -157,11 +158,7 @@ async function main(): Promise<void> {
     console.log(`   ratio runs/healthz (req/s): ${(runs.requests.average / health.requests.average).toFixed(2)}; one open page polls once a second`);
   } finally {
     await hub.close();
-    const cleanup = new SyncPipeline({ redisUrl: redis.url, prefix, logger: silent });
-    await cleanup.purge();
-    const leftovers = await cleanup.redis.keys(`${prefix}*`);
-    if (leftovers.length) await cleanup.redis.del(...leftovers);
-    await cleanup.close();
+    await purgeServeRedis(prefix, redis.url);
     await engine.stop();
     redis.stop();
     rmSync(work, { recursive: true, force: true });

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger, loadConfig } from '@verify-hub/core';
-import { SyncPipeline } from '@verify-hub/sync-jobs';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
+import { purgeServeRedis } from '../webhooks-in/serve-stack';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeMailchimp } from '../fakes/mailchimp';
@@ -38,16 +37,7 @@ export const VIEWPORT = { width: 1366, height: 768 };
 
 export const silentLogger = createLogger({ level: 'silent' });
 
-/** Polls `read` until `done` holds (or throws with the last value). */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { until } from '../webhooks-in/serve-stack';
 
 export interface Stack {
   hub: RunningHub;
@@ -111,18 +101,7 @@ export async function startStack(options: { adminToken: string; portal: { portal
     api: (path, init = {}) => fetch(`${hub.url}${path}`, { ...init, headers: { authorization: `Bearer ${options.adminToken}`, ...(init.headers ?? {}) } }),
     async stop() {
       await hub.close();
-      // The hub closed its connections: a fresh pipeline over the same prefix deletes its keys, and the
-      // hub's own queues (ingest, deliveries) and keys (sessions, sign-in limits) go with it.
-      const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix, logger: silentLogger });
-      await cleanup.purge();
-      for (const name of [`${prefix}-webhook-ingest`, `${prefix}-hook-deliveries`]) {
-        const queue = new Queue(name, { connection: cleanup.redis });
-        await queue.obliterate({ force: true });
-        await queue.close();
-      }
-      const leftovers = await cleanup.redis.keys(`${prefix}*`);
-      if (leftovers.length) await cleanup.redis.del(...leftovers);
-      await cleanup.close();
+      await purgeServeRedis(prefix);
       await engine.stop();
       await hubspot.stop();
       await mailchimp.close();

@@ -3,25 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { Queue } from 'bullmq';
 import { loadConfig } from '@verify-hub/core';
-import { SyncPipeline } from '@verify-hub/sync-jobs';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { silentLogger } from './harness';
+import { purgeServeRedis, until } from './serve-stack';
 
 const TOKEN = 'dashboard-serve-admin-token-0123456789';
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * The dashboard's API as `verify-hub serve` wires it: the real pipeline (schedules, estimates,
@@ -66,17 +55,7 @@ describe('verify-hub serve: the dashboard API over the real pipeline', () => {
   });
   afterAll(async () => {
     await hub.close();
-    const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix, logger: silentLogger });
-    for (const schedule of await cleanup.listSchedules()) await cleanup.removeSchedule(schedule.id);
-    await cleanup.purge();
-    for (const name of [`${prefix}-webhook-ingest`, `${prefix}-hook-deliveries`]) {
-      const queue = new Queue(name, { connection: cleanup.redis });
-      await queue.obliterate({ force: true });
-      await queue.close();
-    }
-    const leftovers = await cleanup.redis.keys(`${prefix}:*`);
-    if (leftovers.length) await cleanup.redis.del(...leftovers);
-    await cleanup.close();
+    await purgeServeRedis(prefix);
     await hubspot.stop();
     await engine.stop();
     rmSync(uploadDir, { recursive: true, force: true });

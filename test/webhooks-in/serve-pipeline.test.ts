@@ -4,24 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '@verify-hub/core';
-import { SyncPipeline } from '@verify-hub/sync-jobs';
-import { Queue } from 'bullmq';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
+import { purgeServeRedis, until } from './serve-stack';
 
 const TOKEN = 'serve-test-admin-token-0123456789';
 const HUBSPOT_SECRET = 'serve-test-hubspot-secret';
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** `verify-hub serve` wired from configuration: the real pipeline and workers on the test Redis, the fake engine over HTTP. */
 describe('verify-hub serve (hub + real pipeline + workers)', () => {
@@ -50,18 +39,7 @@ describe('verify-hub serve (hub + real pipeline + workers)', () => {
   });
   afterAll(async () => {
     await hub.close();
-    // The hub closed its pipeline's connections: a fresh pipeline over the same prefix deletes its keys,
-    // and the hub's own queues (ingest, deliveries) go with their handles.
-    const cleanup = new SyncPipeline({ redisUrl: process.env.REDIS_URL, prefix, logger: silentLogger });
-    await cleanup.purge();
-    for (const name of [`${prefix}-webhook-ingest`, `${prefix}-hook-deliveries`]) {
-      const queue = new Queue(name, { connection: cleanup.redis });
-      await queue.obliterate({ force: true });
-      await queue.close();
-    }
-    const hubKeys = await cleanup.redis.keys(`${prefix}:hub:*`);
-    if (hubKeys.length) await cleanup.redis.del(...hubKeys);
-    await cleanup.close();
+    await purgeServeRedis(prefix);
     await engine.stop();
     rmSync(uploadDir, { recursive: true, force: true });
   });
