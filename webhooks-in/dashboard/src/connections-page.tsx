@@ -4,7 +4,7 @@ import type { ConnectablePlatform, ConnectionSaved, ConnectionsAnswer, Connectio
 import { ConnectForm } from './connect-form';
 import { ErrorAlert, Notice } from './error-alert';
 import { formatDateTime, formatRelative, platformName } from './format';
-import { rescueFocus } from './focus';
+import { useAction } from './use-action';
 import { navigate, runHref } from './router';
 import { SchemaReportView } from './schema-report';
 import { WebhookUrlOnce } from './webhook-url-once';
@@ -26,7 +26,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
   const [openForm, setOpenForm] = useState<ConnectablePlatform>();
   const [webhook, setWebhook] = useState<{ url: string; label: string }>();
   const [reports, setReports] = useState<Record<string, SchemaReport>>({});
-  const [busy, setBusy] = useState<string>();
+  const { busy, perform } = useAction<string>((caught) => setError(errorMessage(caught)));
 
   const load = async (signal?: AbortSignal) => {
     try {
@@ -61,12 +61,10 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
     void load();
   };
 
-  const act = async (connection: ConnectionView, action: 'schema' | 'sync' | 'webhook' | 'delete') => {
-    if (busy) return;
-    setBusy(`${action}:${connection.id}`);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const act = (connection: ConnectionView, action: 'schema' | 'sync' | 'webhook' | 'delete') =>
+    perform(`${action}:${connection.id}`, async () => {
+      setError(undefined);
+      setNotice(undefined);
       if (action === 'schema') {
         const report = await ensureSchema(connection.id);
         setReports((current) => ({ ...current, [connection.id]: report }));
@@ -82,13 +80,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
         setNotice(`Deleted ${connection.label}.${also.length ? ` Also ${also.join(' and ')}.` : ''}`);
         await load();
       }
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(undefined);
-      rescueFocus();
-    }
-  };
+    });
 
   const connections = data?.connections.filter(isPlatformConnection) ?? [];
   const platforms = CONNECTABLE.filter((platform) => data?.platforms[platform]);

@@ -2,12 +2,12 @@ import { useState } from 'preact/hooks';
 import { ApiError, errorMessage, getBreakdown, getRun, runAction, runLinks } from './api';
 import type { RunBreakdown, RunCounters, RunView } from './api-types';
 import { FINISHED_STATUSES } from './api-types';
-import { rescueFocus } from './focus';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatNumber, formatRelative, platformName, runDuration, scopeText } from './format';
 import { RiskChart } from './risk-chart';
 import { RunControls, runControls } from './run-controls';
 import { navigate, runHref } from './router';
+import { useAction } from './use-action';
 import { usePolling } from './use-polling';
 
 const LIVE_POLL_MS = 1000;
@@ -33,7 +33,7 @@ export function RunPage({ id }: { id: string }) {
   const [run, setRun] = useState<RunView>();
   const [breakdown, setBreakdown] = useState<RunBreakdown>();
   const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState<Action>();
+  const { busy, perform } = useAction<Action>((caught) => setError(errorMessage(caught)));
 
   const refresh = usePolling(
     async (signal) => {
@@ -55,25 +55,14 @@ export function RunPage({ id }: { id: string }) {
     [id],
   );
 
-  const act = async (action: Action) => {
-    if (busy) return; // one action at a time; the buttons stay enabled so the keyboard focus stays on them
-    setBusy(action);
-    setError(undefined);
-    try {
+  const act = (action: Action) =>
+    perform(action, async () => {
+      setError(undefined);
       const answer = await runAction(id, action);
-      if (action === 'recheck-unknowns') {
-        navigate(runHref(answer.id));
-        return;
-      }
+      if (action === 'recheck-unknowns') return navigate(runHref(answer.id));
       setRun(answer);
       refresh();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(undefined);
-      rescueFocus();
-    }
-  };
+    });
 
   const status = run?.status;
   const finished = status !== undefined && FINISHED_STATUSES.includes(status);

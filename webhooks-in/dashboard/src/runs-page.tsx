@@ -3,9 +3,9 @@ import { ApiError, errorMessage, listRuns, runAction } from './api';
 import type { RunView } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatRelative, platformName, runDuration, scopeText } from './format';
-import { rescueFocus } from './focus';
 import { RunControls, type RunControl } from './run-controls';
 import { runHref } from './router';
+import { useAction } from './use-action';
 import { usePolling } from './use-polling';
 
 const LIVE_POLL_MS = 1000;
@@ -17,7 +17,7 @@ export function RunsPage() {
   const [runs, setRuns] = useState<RunView[]>();
   const [error, setError] = useState<string>();
 
-  const [busy, setBusy] = useState<{ id: string; action: RunControl }>();
+  const { busy, perform } = useAction<{ id: string; action: RunControl }>((caught) => setError(errorMessage(caught)));
 
   const refresh = usePolling(async (signal) => {
     try {
@@ -33,21 +33,13 @@ export function RunsPage() {
     }
   }, []);
 
-  const act = async (run: RunView, action: RunControl) => {
-    if (busy) return; // one at a time; the buttons stay enabled so the keyboard focus stays on them
-    setBusy({ id: run.id, action });
-    setError(undefined);
-    try {
+  const act = (run: RunView, action: RunControl) =>
+    perform({ id: run.id, action }, async () => {
+      setError(undefined);
       const answer = await runAction(run.id, action);
       setRuns((current) => current?.map((r) => (r.id === answer.id ? answer : r)));
       refresh();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(undefined);
-      rescueFocus();
-    }
-  };
+    });
 
   const live = runs?.filter((run) => run.status === 'queued' || run.status === 'running').length ?? 0;
   const now = Date.now();
