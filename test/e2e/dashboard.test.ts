@@ -227,6 +227,13 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     expect(removedHeader!.slice(0, 3)).toEqual(['name', 'email', 'company']);
     expect(removed.map((row) => row.slice(0, 3))).toEqual(LIST.filter(([, email]) => email && riskOf(email) === 'invalid'));
 
+    // One click re-checks the unknowns: a run over just those, whose page opens.
+    await page.getByRole('button', { name: 'Re-check unknowns' }).click();
+    await page.waitForURL((url) => url.hash.startsWith('#/runs/') && !url.hash.endsWith(encodeURIComponent(runId)));
+    const recheckId = decodeURIComponent(new URL(page.url()).hash.slice('#/runs/'.length));
+    await page.getByRole('heading', { name: `Run ${recheckId}` }).waitFor();
+    expect(await (await stack.api(`/api/runs/${encodeURIComponent(recheckId)}`)).json()).toMatchObject({ platform: 'file', scope: `recheck:${runId}` });
+
     // The runs list shows it too, linking to its page.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
     const runs = page.getByRole('table', { name: 'Runs' });
