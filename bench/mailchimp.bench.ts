@@ -23,7 +23,7 @@ function verificationOf(email: string): Verification {
     score: { safe: 95, risky: 55, invalid: 2, unknown: 0 }[risk],
     risk,
     reason: 'deliverable',
-    checks: { syntax: true, mx: true, smtp: true, disposable: false, roleAccount: false, catchAll: false, freeProvider: false, spamTrapRisk: 'none' },
+    checks: { syntax: true, mx: true, smtp: true, smtpCheck: 'deliverable', disposable: false, roleAccount: false, catchAll: false, freeProvider: false, spamTrapRisk: 'none' },
     checkedAt: '2026-11-20T10:00:00.000Z',
     billable: risk !== 'unknown',
   };

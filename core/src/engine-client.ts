@@ -1,4 +1,4 @@
-import { EngineResponseSchema, toVerification } from './engine-response';
+import { readEngineAnswer } from './engine-wire';
 import {
   ConfigError,
   EngineAuthError,
@@ -9,6 +9,7 @@ import {
   VerifyHubError,
 } from './errors';
 import { normalizeEmail } from './normalize';
+import { createLogger, type Logger } from './logger';
 import { isQuota429, readRateLimitHeaders } from './rate-limit';
 import { backoffDelay, shouldRetry, sleep } from './retry';
 import type { Verifier, VerifyOptions } from './verifier';
@@ -30,7 +31,11 @@ export interface EngineClientOptions {
   /** Injectable for tests, proxies and hosts with their own HTTP helper (Zapier's z.request, n8n's helpers). */
   fetch?: typeof fetch;
   random?: () => number;
+  /** Where a field of an answer that had to be dropped is reported (default: a pino logger). */
+  logger?: Pick<Logger, 'warn'>;
 }
+
+let defaultLogger: Logger | undefined;
 
 /** The service's hosted engine: the default base URL of the Zapier app, the n8n credential and the MCP server. */
 export const HOSTED_ENGINE_URL = 'https://api.verify-hub.com';
@@ -119,14 +124,14 @@ export class EngineClient implements Verifier {
     }
     const text = await response.text().catch(() => '');
     if (response.status === 200) {
-      const parsed = EngineResponseSchema.safeParse(safeJson(text));
-      if (!parsed.success) {
-        throw new EngineResponseError(`engine answer is not a verification result: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`.trim(), {
-          status: 200,
-          requestId: requestIdOf(response),
-        });
+      const reading = readEngineAnswer(safeJson(text), email, normalized);
+      const requestId = requestIdOf(response);
+      if (reading.warnings.length > 0) {
+        const logger = this.options.logger ?? (defaultLogger ??= createLogger({ name: 'engine-client' }));
+        logger.warn({ requestId, fields: reading.warnings }, `engine answer: dropped ${reading.warnings.map((w) => w.field).join(', ')} (kept the verdict)`);
       }
-      return toVerification(parsed.data, email, normalized);
+      if (!reading.ok) throw new EngineResponseError(`engine answer is not a verification result: ${reading.problem}`, { status: 200, requestId });
+      return reading.verification;
     }
     throw engineErrorFromResponse(response.status, (name) => response.headers.get(name), safeJson(text));
   }

@@ -3,7 +3,7 @@ export * from './errors';
 export * from './rate-limit';
 export * from './retry';
 export * from './normalize';
-export * from './engine-response';
+export * from './engine-wire';
 export * from './verifier';
 export * from './engine-client';
 export * from './cache';

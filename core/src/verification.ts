@@ -5,39 +5,57 @@ export const RISKS = ['safe', 'risky', 'invalid', 'unknown'] as const;
 export const RiskSchema = z.enum(RISKS);
 export type Risk = z.infer<typeof RiskSchema>;
 
+/**
+ * verify-hub's own values for the answer's open string vocabularies (ENGINE-API.md publishes only one
+ * example of each). An engine may send others: they are kept as they came, never a reason to refuse.
+ */
 export const SPAM_TRAP_LEVELS = ['none', 'low', 'medium', 'high'] as const;
-export const SpamTrapRiskSchema = z.enum(SPAM_TRAP_LEVELS);
-export type SpamTrapRisk = z.infer<typeof SpamTrapRiskSchema>;
+export type SpamTrapRisk = (typeof SPAM_TRAP_LEVELS)[number];
+/** The outcome of the SMTP conversation (`smtp_check` on the wire). */
+export const SMTP_CHECK_OUTCOMES = [
+  'deliverable', 'undeliverable', 'catch_all', 'mailbox_full', 'greylisted', 'temporary_failure', 'blocked', 'timeout', 'unreachable', 'ambiguous', 'not_checked',
+] as const;
+export type SmtpCheckOutcome = (typeof SMTP_CHECK_OUTCOMES)[number];
+/** SPF: the qualifier of the record's `all` (`-all` strict, `~all` soft, `?all` or none neutral, `+all` open), or no record. */
+export const SPF_VALUES = ['strict', 'soft', 'neutral', 'open', 'missing'] as const;
+export const DKIM_VALUES = ['found', 'missing'] as const;
+/** DMARC: the published policy (`p=`), or no record. */
+export const DMARC_VALUES = ['reject', 'quarantine', 'none', 'missing'] as const;
+
+const flag = z.boolean().nullable();
+/** An open vocabulary: one of ours, or whatever the engine sent. */
+const openValue = z.string().min(1).nullable();
 
 /**
- * The individual checks behind a result. `null` means "not determined" (for example no SMTP
- * conversation took place); engines may add more checks, which are kept as they come.
+ * The individual checks behind a result. `null` means "not determined": the check was not made or not
+ * reported (no SMTP conversation is never "the server refused the mailbox"). Engines may add more checks,
+ * which are kept as they come.
  */
 export const ChecksSchema = z.looseObject({
-  syntax: z.boolean(),
-  mx: z.boolean().nullable(),
-  smtp: z.boolean().nullable(),
-  disposable: z.boolean(),
-  roleAccount: z.boolean(),
-  catchAll: z.boolean().nullable(),
+  syntax: flag,
+  mx: flag,
+  /** The mailbox was accepted (true) or refused (false) over SMTP; null when no conversation decided it. */
+  smtp: flag,
+  /** The SMTP outcome, in SMTP_CHECK_OUTCOMES or as the engine sent it. */
+  smtpCheck: openValue,
+  disposable: flag,
+  roleAccount: flag,
+  catchAll: flag,
   catchAllConfidence: z.number().min(0).max(1).optional(),
-  freeProvider: z.boolean(),
-  spamTrapRisk: SpamTrapRiskSchema,
+  freeProvider: flag,
+  /** In SPAM_TRAP_LEVELS or as the engine sent it. */
+  spamTrapRisk: openValue,
 });
 export type Checks = z.infer<typeof ChecksSchema>;
 
 export const DeliverabilitySchema = z.object({
-  grade: z.string(),
-  score: z.number().min(0).max(100),
-  authentication: z.object({
-    spf: z.boolean().nullable(),
-    dkim: z.boolean().nullable(),
-    dmarc: z.boolean().nullable(),
-  }),
+  grade: openValue,
+  score: z.number().min(0).max(100).nullable(),
+  authentication: z.object({ spf: openValue, dkim: openValue, dmarc: openValue }),
   blacklist: z.object({
-    listed: z.boolean(),
-    listedCount: z.number().int().min(0),
-    totalChecks: z.number().int().min(0),
+    listed: flag,
+    listedCount: z.number().int().min(0).nullable(),
+    totalChecks: z.number().int().min(0).nullable(),
   }),
 });
 export type Deliverability = z.infer<typeof DeliverabilitySchema>;
@@ -60,16 +78,17 @@ export const VerificationSchema = z.object({
 export type Verification = z.infer<typeof VerificationSchema>;
 
 /** Checks for an address that was never looked at by an engine (rejected locally, or the engine failed). */
-export function undeterminedChecks(syntax: boolean): Checks {
+export function undeterminedChecks(syntax: boolean | null): Checks {
   return {
     syntax,
     mx: null,
     smtp: null,
-    disposable: false,
-    roleAccount: false,
+    smtpCheck: null,
+    disposable: null,
+    roleAccount: null,
     catchAll: null,
-    freeProvider: false,
-    spamTrapRisk: 'none',
+    freeProvider: null,
+    spamTrapRisk: null,
   };
 }
 
@@ -84,7 +103,7 @@ export function unknownVerification(email: string, normalized: string, reason: s
     score: 0,
     risk: 'unknown',
     reason,
-    checks: undeterminedChecks(true),
+    checks: undeterminedChecks(null),
     checkedAt: now.toISOString(),
     billable: false,
   };

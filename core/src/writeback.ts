@@ -1,5 +1,5 @@
 import type { Risk, Verification } from './verification';
-import { RISKS } from './verification';
+import { RISKS, SPAM_TRAP_LEVELS } from './verification';
 
 /**
  * Pure mapping from a `Verification` to what each platform stores (DESIGN.md §6). Names are defaults
@@ -75,6 +75,14 @@ export function hubspotPropertyDefinitions(
 
 const boolValue = (b: boolean | null | undefined) => (b === null || b === undefined ? '' : b ? 'true' : 'false');
 
+/**
+ * The spam-trap property is an enumeration of verify-hub's levels, and HubSpot refuses a value outside its
+ * options: a level another engine invented (or none reported) clears the property instead of failing the write.
+ */
+function spamTrapOption(level: string | null): string {
+  return level !== null && (SPAM_TRAP_LEVELS as readonly string[]).includes(level) ? level : '';
+}
+
 /** HubSpot property values (all strings, as the API takes them); an undetermined flag is '' (cleared). */
 export function toHubSpotProperties(v: Verification, names: HubSpotPropertyNames = DEFAULT_HUBSPOT_PROPERTY_NAMES): Record<string, string> {
   return {
@@ -86,7 +94,7 @@ export function toHubSpotProperties(v: Verification, names: HubSpotPropertyNames
     [names.roleAccount]: boolValue(v.checks.roleAccount),
     [names.catchAll]: boolValue(v.checks.catchAll),
     [names.freeProvider]: boolValue(v.checks.freeProvider),
-    [names.spamTrapRisk]: v.checks.spamTrapRisk,
+    [names.spamTrapRisk]: spamTrapOption(v.checks.spamTrapRisk),
   };
 }
 

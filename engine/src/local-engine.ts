@@ -99,6 +99,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       syntax: true,
       mx: null,
       smtp: null,
+      smtpCheck: 'not_checked',
       disposable: !syntax.ipLiteral && isDisposableDomain(domain),
       roleAccount,
       catchAll: null,
@@ -134,7 +135,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
           spamTrapRisk: checks.spamTrapRisk,
           blacklisted: trapEvidence.blacklisted,
           typoSuggestion: typo !== null,
-          noAuthentication: auth !== undefined && auth.spf === false && auth.dmarc === false,
+          noAuthentication: auth !== undefined && auth.spf === 'missing' && auth.dmarc === 'missing',
         },
         hasMailHost,
       );
@@ -277,16 +278,19 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
   checks.smtpReply = reply ? { code: reply.code, enhanced: reply.enhanced, class: probe.rcpt?.class ?? probe.failure } : null;
   switch (probe.failure) {
     case 'connect_failed':
-      return 'smtp_unreachable';
     case 'tls_failed':
+      checks.smtpCheck = 'unreachable';
       return 'smtp_unreachable';
     case 'timeout':
+      checks.smtpCheck = 'timeout';
       return 'smtp_timeout';
     case 'dropped':
+      checks.smtpCheck = 'unreachable';
       return 'smtp_connection_dropped';
     case 'greeting_rejected':
     case 'helo_rejected':
     case 'sender_rejected':
+      checks.smtpCheck = 'blocked';
       return 'smtp_blocked';
     case null:
       break;
@@ -297,22 +301,26 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
   checks.mailboxDisabled = rcpt.class === 'mailbox_disabled';
   switch (rcpt.class) {
     case 'mailbox_not_found':
-      checks.smtp = false;
+      Object.assign(checks, { smtp: false, smtpCheck: 'undeliverable' });
       return 'mailbox_not_found';
     case 'mailbox_disabled':
-      checks.smtp = false;
+      Object.assign(checks, { smtp: false, smtpCheck: 'undeliverable' });
       return 'mailbox_disabled';
     case 'mailbox_full':
-      checks.smtp = true;
+      Object.assign(checks, { smtp: true, smtpCheck: 'mailbox_full' });
       return 'mailbox_full';
     case 'greylisted':
+      checks.smtpCheck = 'greylisted';
       checks.retryAfterSeconds = retryHint(rcpt.reply.text);
       return 'greylisted';
     case 'temporary':
+      checks.smtpCheck = 'temporary_failure';
       return 'smtp_temporary_failure';
     case 'blocked':
+      checks.smtpCheck = 'blocked';
       return 'smtp_blocked';
     case 'ambiguous':
+      checks.smtpCheck = 'ambiguous';
       return 'smtp_ambiguous';
     case 'accepted':
       break;
@@ -326,6 +334,7 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
     checks.catchAllConfidence = probe.randomAccepted ? 0.95 : 0.05;
   }
   trap.catchAll = checks.catchAll;
+  checks.smtpCheck = checks.catchAll ? 'catch_all' : 'deliverable';
   if (checks.catchAll) return 'catch_all';
   if (spamTrapLevel(trap) === 'high') return 'spam_trap';
   if (checks.roleAccount) return 'role_account';

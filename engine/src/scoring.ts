@@ -1,4 +1,4 @@
-import type { Risk, SpamTrapRisk } from '@verify-hub/core';
+import type { Risk } from '@verify-hub/core';
 
 /**
  * The score table (engine/README.md "Score and risk"). The first matching rule gives risk and reason;
@@ -30,7 +30,7 @@ export const BANDS: Record<Risk, [number, number]> = { safe: [70, 100], risky: [
 
 export interface ScoreEvidence {
   gibberish: boolean;
-  spamTrapRisk: SpamTrapRisk;
+  spamTrapRisk: string | null;
   blacklisted: boolean;
   typoSuggestion: boolean;
   /** Neither SPF nor DMARC published. */
@@ -56,11 +56,11 @@ export function scoreFor(reason: string, evidence: ScoreEvidence, unknownWithMai
 }
 
 /** Deliverability of the domain (not the mailbox): authentication records and blocklist listings. */
-export function deliverabilityGrade(auth: { spf: boolean | null; dkim: boolean | null; dmarc: boolean | null }, listedCount: number): { grade: string; score: number } {
+export function deliverabilityGrade(auth: { spf: string | null; dkim: string | null; dmarc: string | null }, listedCount: number): { grade: string; score: number } {
   let score = 100;
-  if (auth.spf === false) score -= 20;
-  if (auth.dmarc === false) score -= 20;
-  if (auth.dkim === false) score -= 10;
+  if (auth.spf === 'missing') score -= 20;
+  if (auth.dmarc === 'missing') score -= 20;
+  if (auth.dkim === 'missing') score -= 10;
   score -= Math.min(50, listedCount * 15);
   score = Math.max(0, score);
   const grade = score >= 90 ? 'A' : score >= 75 ? 'B' : score >= 60 ? 'C' : score >= 40 ? 'D' : 'F';

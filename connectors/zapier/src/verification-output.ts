@@ -81,6 +81,7 @@ export const SAMPLE_VERIFICATION: VerificationOutput = toOutput({
     syntax: true,
     mx: true,
     smtp: true,
+    smtpCheck: 'deliverable',
     disposable: false,
     roleAccount: false,
     catchAll: false,
@@ -91,7 +92,7 @@ export const SAMPLE_VERIFICATION: VerificationOutput = toOutput({
   deliverability: {
     grade: 'A',
     score: 95,
-    authentication: { spf: true, dkim: true, dmarc: true },
+    authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' },
     blacklist: { listed: false, listedCount: 0, totalChecks: 12 },
   },
   checkedAt: '2026-11-20T14:03:27.000Z',
