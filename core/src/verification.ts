@@ -125,3 +125,21 @@ export function syntaxInvalidVerification(email: string, now = new Date()): Veri
     billable: false,
   };
 }
+
+/**
+ * Reads a result stored by an earlier verify-hub (in the Redis cache): before the wire module, checks had
+ * no `smtpCheck` and authentication results were booleans. Reading them keeps a result already paid for
+ * from being bought again; what the old shape cannot say (an SPF or DMARC policy) becomes null.
+ */
+export function parseStoredVerification(value: unknown): Verification | undefined {
+  const direct = VerificationSchema.safeParse(value);
+  if (direct.success) return direct.data;
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown> & { checks?: Record<string, unknown>; deliverability?: { authentication?: Record<string, unknown> } };
+  const checks = v.checks && { smtpCheck: null, ...v.checks };
+  const auth = v.deliverability?.authentication;
+  const legacy = (key: string, yes: string | null) => (typeof auth?.[key] === 'boolean' ? (auth[key] ? yes : 'missing') : auth?.[key]);
+  const deliverability = auth && { ...v.deliverability, authentication: { spf: legacy('spf', null), dkim: legacy('dkim', 'found'), dmarc: legacy('dmarc', null) } };
+  const upgraded = VerificationSchema.safeParse({ ...v, checks, ...(deliverability ? { deliverability } : {}) });
+  return upgraded.success ? upgraded.data : undefined;
+}

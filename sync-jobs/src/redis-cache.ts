@@ -1,4 +1,4 @@
-import { DEFAULT_FRESHNESS_DAYS, isFreshResult, VerificationSchema, type Verification, type VerificationCache } from '@verify-hub/core';
+import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
 
@@ -33,8 +33,8 @@ export class RedisVerificationCache implements VerificationCache {
       } catch {
         return;
       }
-      const v = VerificationSchema.safeParse(parsed);
-      if (v.success && isFreshResult(v.data, this.freshnessDays, now)) found.set(keys[i]!, v.data);
+      const v = parseStoredVerification(parsed);
+      if (v && isFreshResult(v, this.freshnessDays, now)) found.set(keys[i]!, v);
     });
     return found;
   }

@@ -179,3 +179,44 @@ describe('EngineClient against the fake engine', () => {
     expect((err as Error).message).not.toContain('hunter2');
   });
 });
+
+describe('EngineClient reading an answer exactly as ENGINE-API.md shows it', () => {
+  const answer = (body: unknown) => (async () => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': 'req-1' } })) as typeof fetch;
+  const published = {
+    email: 'ann@example.com', score: 30, risk: 'risky', syntax_valid: true, mx_found: true, smtp_check: 'deliverable',
+    is_disposable: true, is_role_account: false, is_catch_all: false, is_free_provider: false, spam_trap_risk: 'low',
+    deliverability: { grade: 'B', score: 80, authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' }, blacklist: { listed: false, listed_count: 0, total_checks: 10 } },
+  };
+
+  it('keeps the verdict and the flags of the published names', async () => {
+    const warn = jest.fn();
+    const v = await new EngineClient({ baseUrl: 'http://engine.test', apiKey: KEY, fetch: answer(published), logger: { warn } }).verify('ann@example.com');
+    expect(v).toMatchObject({ risk: 'risky', score: 30, billable: true, checks: { disposable: true, smtpCheck: 'deliverable', spamTrapRisk: 'low' } });
+    expect(v.deliverability?.authentication).toEqual({ spf: 'strict', dkim: 'found', dmarc: 'reject' });
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('logs a malformed optional value by its field name, without the key, and keeps the verdict', async () => {
+    const warn = jest.fn();
+    const body = { ...published, deliverability: { ...published.deliverability, score: 'eighty' }, is_catch_all: 'maybe' };
+    const v = await new EngineClient({ baseUrl: 'http://engine.test', apiKey: KEY, fetch: answer(body), logger: { warn } }).verify('ann@example.com');
+    expect(v).toMatchObject({ risk: 'risky', score: 30, checks: { catchAll: null, disposable: true } });
+    expect(warn).toHaveBeenCalledTimes(1);
+    const [fields, message] = warn.mock.calls[0] as [{ requestId: string; fields: { field: string }[] }, string];
+    expect(fields.requestId).toBe('req-1');
+    expect(fields.fields.map((f) => f.field)).toEqual(['is_catch_all', 'deliverability.score']);
+    expect(message).toContain('is_catch_all');
+    expect(JSON.stringify(warn.mock.calls)).not.toContain(KEY);
+  });
+
+  it('an answer with no verdict at all is unknown engine_bad_response, not billed, asked once', async () => {
+    let calls = 0;
+    const fetchOnce = (async () => {
+      calls++;
+      return new Response(JSON.stringify({ email: 'ann@example.com', score: 50 }), { status: 200 });
+    }) as typeof fetch;
+    const v = await new EngineClient({ baseUrl: 'http://engine.test', apiKey: KEY, fetch: fetchOnce, logger: { warn: jest.fn() } }).verify('ann@example.com');
+    expect(v).toMatchObject({ risk: 'unknown', reason: 'engine_bad_response', billable: false });
+    expect(calls).toBe(1);
+  });
+});

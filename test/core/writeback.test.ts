@@ -18,7 +18,7 @@ const result = (over: Partial<Verification> = {}): Verification =>
     score: 87.4,
     risk: 'risky',
     reason: 'catch_all',
-    checks: { syntax: true, mx: true, smtp: true, disposable: false, roleAccount: true, catchAll: null, freeProvider: false, spamTrapRisk: 'low' },
+    checks: { syntax: true, mx: true, smtp: true, smtpCheck: 'catch_all', disposable: false, roleAccount: true, catchAll: null, freeProvider: false, spamTrapRisk: 'low' },
     checkedAt: '2026-11-20T08:30:00.000Z',
     billable: true,
     ...over,
@@ -99,5 +99,16 @@ describe('skipping unchanged writes', () => {
     expect(changedValues({ ...desired, ev_risk: 'safe' }, desired)).toEqual({ ev_risk: 'risky' });
     // everything but the undetermined catch-all flag, which is '' and so already "not set"
     expect(Object.keys(changedValues(undefined, desired)).sort()).toEqual(Object.keys(desired).filter((k) => k !== 'ev_catch_all').sort());
+  });
+});
+
+describe('values outside the HubSpot enumeration', () => {
+  it('a spam-trap level another engine invented, or none reported, clears the property instead of failing the write', () => {
+    expect(toHubSpotProperties(result({ checks: { ...result().checks, spamTrapRisk: 'elevated' } })).ev_spam_trap_risk).toBe('');
+    expect(toHubSpotProperties(result({ checks: { ...result().checks, spamTrapRisk: null } })).ev_spam_trap_risk).toBe('');
+  });
+  it('a flag not reported is cleared, never written as false', () => {
+    const props = toHubSpotProperties(result({ checks: { ...result().checks, disposable: null, freeProvider: null } }));
+    expect(props).toMatchObject({ ev_disposable: '', ev_free_provider: '' });
   });
 });
