@@ -14,13 +14,14 @@ export function fakeVerify(email: string, checkedAt = '2026-01-02T03:04:05.000Z'
   const n = normalizeEmail(email);
   const local = n.ok ? n.localPart.toLowerCase() : '';
   const risk: Risk = !n.ok ? 'invalid' : local.startsWith('bad') ? 'invalid' : local.startsWith('info') || local.startsWith('risky') ? 'risky' : local.startsWith('unk') ? 'unknown' : 'safe';
+  const smtpCheck = !n.ok ? null : { safe: 'deliverable', risky: 'deliverable', invalid: 'undeliverable', unknown: 'timeout' }[risk];
   return VerificationSchema.parse({
     email,
     normalized: n.ok ? n.normalized : email.trim(),
     score: { safe: 90, risky: 50, invalid: 5, unknown: 0 }[risk],
     risk,
     reason: { safe: 'deliverable', risky: 'role_account', invalid: n.ok ? 'mailbox_not_found' : 'syntax', unknown: 'timeout' }[risk],
-    checks: { syntax: n.ok, mx: n.ok ? true : null, smtp: risk === 'unknown' ? null : risk !== 'invalid', disposable: false, roleAccount: risk === 'risky', catchAll: null, freeProvider: local.endsWith('free'), spamTrapRisk: 'none' },
+    checks: { syntax: n.ok, mx: n.ok ? true : null, smtp: !n.ok || risk === 'unknown' ? null : risk !== 'invalid', smtpCheck, disposable: false, roleAccount: risk === 'risky', catchAll: null, freeProvider: local.endsWith('free'), spamTrapRisk: 'none' },
     checkedAt,
     billable: risk !== 'unknown' && n.ok,
   });

@@ -41,7 +41,7 @@ export function connector(fake: FakeHubSpot, portalId: string, token: string, op
 export function verification(email: string, over: Partial<Verification> = {}): Verification {
   return VerificationSchema.parse({
     email, normalized: email, score: 91, risk: 'safe', reason: 'deliverable',
-    checks: { syntax: true, mx: true, smtp: true, disposable: false, roleAccount: false, catchAll: false, freeProvider: true, spamTrapRisk: 'none' },
+    checks: { syntax: true, mx: true, smtp: true, smtpCheck: 'deliverable', disposable: false, roleAccount: false, catchAll: false, freeProvider: true, spamTrapRisk: 'none' },
     checkedAt: '2026-11-20T08:30:00.000Z', billable: true, ...over,
   });
 }

@@ -49,7 +49,7 @@ export function verification(email: string, risk: Risk, checkedAt = '2026-11-20T
     score: SCORES[risk],
     risk,
     reason: risk === 'invalid' ? 'mailbox_not_found' : risk === 'unknown' ? 'smtp_timeout' : 'deliverable',
-    checks: { syntax: true, mx: true, smtp: risk !== 'unknown', disposable: false, roleAccount: false, catchAll: false, freeProvider: false, spamTrapRisk: 'none' },
+    checks: { syntax: true, mx: true, smtp: risk === 'unknown' ? null : risk !== 'invalid', smtpCheck: { safe: 'deliverable', risky: 'deliverable', invalid: 'undeliverable', unknown: 'timeout' }[risk], disposable: false, roleAccount: false, catchAll: false, freeProvider: false, spamTrapRisk: 'none' },
     checkedAt,
     billable: risk !== 'unknown',
   };

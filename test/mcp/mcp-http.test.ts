@@ -252,7 +252,7 @@ describe('the HTTP handler mounted in an Express 5 app with an injected verifier
           score: 80,
           risk: 'safe',
           reason: 'deliverable',
-          checks: { syntax: true, mx: true, smtp: true, disposable: false, roleAccount: false, catchAll: false, freeProvider: true, spamTrapRisk: 'none' },
+          checks: { syntax: true, mx: true, smtp: true, smtpCheck: 'deliverable', disposable: false, roleAccount: false, catchAll: false, freeProvider: true, spamTrapRisk: 'none' },
           checkedAt: new Date().toISOString(),
           billable: true,
         }),

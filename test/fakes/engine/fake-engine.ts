@@ -4,35 +4,73 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake of the engine API (DESIGN.md §1) for tests and benches: scriptable per address or per test.
- * It checks `X-API-Key`, answers field set A, B or both, enforces an optional per-second rate limit
- * and a quota with real 429s and `X-RateLimit-*` headers, and can fail, hang or be slow on demand.
+ * It checks `X-API-Key`, answers in the published shape (ENGINE-API.md §2.1) and enforces an optional
+ * per-second rate limit and a quota with real 429s and `X-RateLimit-*` headers, and can fail, hang or
+ * be slow on demand.
+ *
+ * The shape of a 200 answer is a `FieldSet`:
+ * - `B` (the default): field set B exactly as published, every field, nothing else: `email`, `score`,
+ *   `risk`, `syntax_valid`, `mx_found`, `smtp_check`, `is_disposable`, `is_role_account`, `is_catch_all`,
+ *   `is_free_provider`, `spam_trap_risk`, `deliverability {grade, score, authentication {spf, dkim, dmarc},
+ *   blacklist {listed, listed_count, total_checks}}`, with the published example values
+ *   (`smtp_check` "deliverable", `spam_trap_risk` "low"/"none", spf "strict", dkim "found", dmarc "reject").
+ * - `A`: field set A only: `email`, `valid`, `deliverable`, `score`, `disposable`, `role_based`,
+ *   `free_email`, `mx_found`, `smtp_valid`. (Set A has no catch-all field: a catch-all address is
+ *   `deliverable` there.)
+ * - `AB`: both sets in one answer, as an engine that serves both would.
+ * - `B-unseen`: set B with values outside every known vocabulary (`smtp_check` "probably_ok",
+ *   spf "hardfail-ish", ...): a reader must keep them, never refuse the answer.
+ *
+ * verify-hub's extension fields (`reason`, `checked_at`, `billable`) are not part of the published
+ * shape: they are sent only when `extensions` is on, and `reason` also when a behaviour scripts one.
+ * `fields` is merged last onto the body, for anything else (nulls, malformed parts, extra fields).
  */
 
-export type FieldSet = 'A' | 'B' | 'AB';
+export type FieldSet = 'A' | 'B' | 'AB' | 'B-unseen';
 export type ResetForm = 'epoch-seconds' | 'epoch-ms' | 'seconds-from-now';
 export type Risk = 'safe' | 'risky' | 'invalid' | 'unknown';
 
+export interface ResultBehaviour {
+  kind: 'result';
+  risk?: Risk;
+  /** Field set B's and A's `score`; `null` leaves it out of the answer. */
+  score?: number | null;
+  /** Sent as the extension field `reason` (the local engine's), which the published shape does not have. */
+  reason?: string;
+  fieldSet?: FieldSet;
+  flags?: Partial<Flags>;
+  /** Merged last onto the answer body: override or add any wire field as it should appear. */
+  fields?: Record<string, unknown>;
+  latencyMs?: number;
+}
+
 export type Behaviour =
-  | { kind: 'result'; risk?: Risk; score?: number; reason?: string; fieldSet?: FieldSet; flags?: Partial<Flags>; latencyMs?: number }
+  | ResultBehaviour
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'rate-limited'; resetInMs: number; form?: ResetForm; code?: string | null }
   | { kind: 'quota'; resetInMs?: number; form?: ResetForm; code?: string | null }
   | { kind: 'hang' }
   | { kind: 'drop' };
 
+/** What the fake found, in verify-hub's terms; each is written under the published name of the chosen field set. `null`: not determined. */
 export interface Flags {
-  disposable: boolean;
-  role_account: boolean;
-  catch_all: boolean;
-  free_provider: boolean;
-  mx: boolean;
-  smtp: boolean | null;
+  syntax: boolean | null;
+  mx: boolean | null;
+  /** `smtp_check` (set B); set A's `smtp_valid` follows from it: true for deliverable, catch_all, mailbox_full, false for undeliverable, else null. */
+  smtpCheck: string | null;
+  disposable: boolean | null;
+  roleAccount: boolean | null;
+  catchAll: boolean | null;
+  freeProvider: boolean | null;
+  spamTrapRisk: string | null;
 }
 
 export interface FakeEngineOptions {
   apiKey?: string;
   latencyMs?: number;
   fieldSet?: FieldSet;
+  /** Also send verify-hub's extension fields (`reason`, `checked_at`, `billable`), as the local engine does. */
+  extensions?: boolean;
   /** Server-side limit R: requests per second (fixed one-second windows). */
   ratePerSecond?: number;
   resetForm?: ResetForm;
@@ -50,60 +88,87 @@ export interface RecordedRequest {
 
 const DEFAULT_KEY = 'test-engine-key';
 
-/** Unscripted addresses answer by their local part's first word: invalid.*, risky.*, unknown.*, else safe. */
-function defaultBehaviour(email: string): Behaviour {
+/**
+ * Unscripted addresses answer by their local part's first word: invalid.*, risky.* (a catch-all domain),
+ * unknown.* (the SMTP conversation timed out), disposable.* (risky, a disposable provider),
+ * notchecked.* (no SMTP conversation: `smtp_check` "not_checked", risky), else safe.
+ */
+export function defaultBehaviour(email: string): ResultBehaviour {
   const local = email.split('@')[0]?.toLowerCase() ?? '';
   for (const risk of ['invalid', 'risky', 'unknown'] as const) if (local.startsWith(risk)) return { kind: 'result', risk };
+  if (local.startsWith('disposable')) return { kind: 'result', risk: 'risky', reason: 'disposable', flags: { disposable: true, catchAll: false, smtpCheck: 'deliverable' } };
+  if (local.startsWith('notchecked')) return { kind: 'result', risk: 'risky', reason: 'smtp_not_checked', flags: { catchAll: false, smtpCheck: 'not_checked' } };
   return { kind: 'result', risk: 'safe' };
 }
 
 const SCORES: Record<Risk, number> = { safe: 92, risky: 55, invalid: 3, unknown: 0 };
 const REASONS: Record<Risk, string> = { safe: 'deliverable', risky: 'catch_all', invalid: 'mailbox_not_found', unknown: 'smtp_timeout' };
+const GRADES: Record<Risk, string> = { safe: 'A', risky: 'C', invalid: 'F', unknown: 'D' };
+/** Values no reader has seen, one per known value, for `B-unseen`. */
+const UNSEEN: Record<string, string> = {
+  deliverable: 'probably_ok', undeliverable: 'no_such_user_probably', catch_all: 'accepts_everything', timeout: 'peer_went_quiet', not_checked: 'skipped_by_policy',
+  none: 'negligible-ish', low: 'low-ish', strict: 'hardfail-ish', found: 'selector-rotating', reject: 'p=reject; pct=50',
+};
+const unseen = (value: string | null) => (value === null ? null : UNSEEN[value] ?? `${value}-ish`);
 
-export function resultBody(email: string, b: Extract<Behaviour, { kind: 'result' }>, fieldSet: FieldSet): Record<string, unknown> {
+/** What set A's `smtp_valid` says for an SMTP outcome. */
+function smtpValid(smtpCheck: string | null): boolean | null {
+  if (smtpCheck === 'deliverable' || smtpCheck === 'catch_all' || smtpCheck === 'mailbox_full') return true;
+  if (smtpCheck === 'undeliverable') return false;
+  return null;
+}
+
+export function resultBody(email: string, b: ResultBehaviour, fieldSet: FieldSet, extensions = false): Record<string, unknown> {
   const risk = b.risk ?? 'safe';
+  const noMx = risk === 'invalid' && b.reason === 'no_mx';
   const flags: Flags = {
+    syntax: true,
+    mx: !noMx,
+    smtpCheck: noMx ? 'not_checked' : { safe: 'deliverable', risky: 'catch_all', invalid: 'undeliverable', unknown: 'timeout' }[risk],
     disposable: false,
-    role_account: false,
-    catch_all: risk === 'risky',
-    free_provider: false,
-    mx: risk !== 'invalid' || b.reason !== 'no_mx',
-    smtp: risk === 'unknown' ? null : risk !== 'invalid',
+    roleAccount: false,
+    catchAll: risk === 'risky',
+    freeProvider: false,
+    spamTrapRisk: risk === 'safe' ? 'none' : 'low',
     ...b.flags,
   };
+  const score = b.score === undefined ? SCORES[risk] : b.score;
   const body: Record<string, unknown> = { email };
-  if (fieldSet.includes('B')) {
+  if (score !== null) body.score = score;
+  if (fieldSet !== 'A') {
+    const vocab = fieldSet === 'B-unseen' ? unseen : (v: string | null) => v;
     Object.assign(body, {
-      score: b.score ?? SCORES[risk],
       risk,
-      reason: b.reason ?? REASONS[risk],
-      checks: {
-        syntax: true,
-        mx: flags.mx,
-        smtp: flags.smtp,
-        disposable: flags.disposable,
-        role_account: flags.role_account,
-        catch_all: flags.catch_all,
-        free_provider: flags.free_provider,
-        spam_trap_risk: 'none',
-      },
-      checked_at: new Date().toISOString(),
-      billable: risk !== 'unknown',
-    });
-  }
-  if (fieldSet.includes('A')) {
-    Object.assign(body, {
-      valid: risk !== 'invalid' || b.reason === 'mailbox_not_found',
-      deliverable: risk === 'unknown' ? null : risk !== 'invalid',
-      smtp_valid: flags.smtp,
+      syntax_valid: flags.syntax,
       mx_found: flags.mx,
-      disposable: flags.disposable,
-      role_account: flags.role_account,
-      catch_all: flags.catch_all,
-      free_provider: flags.free_provider,
+      smtp_check: vocab(flags.smtpCheck),
+      is_disposable: flags.disposable,
+      is_role_account: flags.roleAccount,
+      is_catch_all: flags.catchAll,
+      is_free_provider: flags.freeProvider,
+      spam_trap_risk: vocab(flags.spamTrapRisk),
+      deliverability: {
+        grade: fieldSet === 'B-unseen' ? `${GRADES[risk]}+` : GRADES[risk],
+        score: score ?? SCORES[risk],
+        authentication: { spf: vocab(flags.mx ? 'strict' : 'missing'), dkim: vocab(flags.mx ? 'found' : 'missing'), dmarc: vocab(flags.mx ? 'reject' : 'missing') },
+        blacklist: { listed: false, listed_count: 0, total_checks: 10 },
+      },
     });
   }
-  return body;
+  if (fieldSet === 'A' || fieldSet === 'AB') {
+    Object.assign(body, {
+      valid: risk === 'unknown' ? null : flags.syntax !== false && flags.mx !== false,
+      deliverable: risk === 'unknown' ? null : risk !== 'invalid',
+      disposable: flags.disposable,
+      role_based: flags.roleAccount,
+      free_email: flags.freeProvider,
+      mx_found: flags.mx,
+      smtp_valid: smtpValid(flags.smtpCheck),
+    });
+  }
+  if (extensions || b.reason !== undefined) body.reason = b.reason ?? REASONS[risk];
+  if (extensions) Object.assign(body, { checked_at: new Date().toISOString(), billable: risk !== 'unknown' });
+  return { ...body, ...b.fields };
 }
 
 export function resetHeader(resetAtMs: number, form: ResetForm, now = Date.now()): string {
@@ -211,7 +276,7 @@ export class FakeEngine {
       case 'result': {
         const latency = behaviour.latencyMs ?? this.options.latencyMs ?? 0;
         if (latency > 0) await new Promise((r) => setTimeout(r, latency));
-        const body = resultBody(email, behaviour, behaviour.fieldSet ?? this.options.fieldSet ?? 'B');
+        const body = resultBody(email, behaviour, behaviour.fieldSet ?? this.options.fieldSet ?? 'B', this.options.extensions);
         if ((behaviour.risk ?? 'safe') !== 'unknown') this.billed++;
         res.json(body);
         return;
