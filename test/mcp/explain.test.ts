@@ -1,4 +1,13 @@
-import { explainResult, explanationText } from '@verify-hub/mcp';
+import { readEngineAnswer, type Verification } from '@verify-hub/core';
+import { ExplainInputSchema, explainResult, explanationText } from '@verify-hub/mcp';
+import { resultBody, type FieldSet, type ResultBehaviour } from '../fakes/engine';
+
+/** What the hub makes of the fake engine's answer in a given field set (core's one wire reading). */
+function fromEngine(email: string, b: ResultBehaviour, fieldSet: FieldSet = 'B'): Verification {
+  const reading = readEngineAnswer(resultBody(email, b, fieldSet), email, email);
+  if (!reading.ok) throw new Error(reading.problem);
+  return reading.verification;
+}
 
 describe('explainResult', () => {
   test('safe: send, with the reason in plain words', () => {
@@ -37,9 +46,52 @@ describe('explainResult', () => {
   test('domain reputation signals become factors, and the text lists them', () => {
     const e = explainResult({
       risk: 'safe',
-      deliverability: { authentication: { spf: true, dkim: false, dmarc: false }, blacklist: { listed: true, listedCount: 2, totalChecks: 50 } },
+      deliverability: { authentication: { spf: 'strict', dkim: 'missing', dmarc: 'missing' }, blacklist: { listed: true, listedCount: 2, totalChecks: 50 } },
     });
     expect(e.factors).toEqual(['The domain is on 2 of 50 blocklists.', 'The domain lacks DKIM, DMARC, so its own mail may land in spam.']);
     expect(explanationText(e).split('\n')).toHaveLength(4);
+  });
+
+  test('no SMTP conversation (smtp_check "not_checked"): says the mailbox was not checked, never that the server refused it', () => {
+    const v = fromEngine('a@reserved.test', { kind: 'result', risk: 'risky', flags: { smtpCheck: 'not_checked', catchAll: false } });
+    expect(v.checks).toMatchObject({ smtp: null, smtpCheck: 'not_checked' });
+    const e = explainResult(ExplainInputSchema.parse(v));
+    const text = explanationText(e);
+    expect(text).toContain('not checked over SMTP');
+    expect(text).not.toMatch(/refused/);
+  });
+
+  test('field set A with smtp_valid null: not checked, and a "deliverable" reason does not claim an SMTP confirmation', () => {
+    const v = fromEngine('b@example.com', { kind: 'result', risk: 'safe', reason: 'deliverable', flags: { smtpCheck: null } }, 'A');
+    expect(v.checks).toMatchObject({ smtp: null, smtpCheck: null });
+    const e = explainResult(ExplainInputSchema.parse(v));
+    expect(e.verdict).toBe('send');
+    expect(e.explanation).toContain('the mailbox itself was not checked over SMTP');
+    expect(e.explanation).not.toContain('confirmed that the mailbox exists');
+    expect(e.factors.join(' ')).toContain('not checked over SMTP');
+  });
+
+  test('a refused mailbox is still said so, and an undecided outcome names it', () => {
+    const refused = fromEngine('c@example.com', { kind: 'result', risk: 'invalid' });
+    expect(explainResult(ExplainInputSchema.parse(refused)).factors).toContain('The mail server refused the mailbox.');
+    const greylisted = explainResult(ExplainInputSchema.parse(fromEngine('d@example.com', { kind: 'result', risk: 'unknown', flags: { smtpCheck: 'greylisted' } })));
+    expect(greylisted.factors.join(' ')).toContain('did not confirm the mailbox (outcome "greylisted")');
+    expect(greylisted.factors.join(' ')).not.toMatch(/refused|not checked/);
+  });
+
+  test('takes the published shape: authentication strings, spam_trap_risk "low", and values it has never seen', () => {
+    const published = fromEngine('e@example.com', { kind: 'result', risk: 'safe', flags: { disposable: true } });
+    expect(published.deliverability?.authentication).toEqual({ spf: 'strict', dkim: 'found', dmarc: 'reject' });
+    const e = explainResult(ExplainInputSchema.parse(published));
+    expect(e.factors.join(' ')).toContain('disposable');
+    expect(e.factors.join(' ')).not.toContain('lacks');
+
+    const unseen = fromEngine('f@example.com', { kind: 'result', risk: 'risky' }, 'B-unseen');
+    const parsed = ExplainInputSchema.safeParse(unseen);
+    expect(parsed.success).toBe(true);
+    expect(explainResult(parsed.data!).factors.join(' ')).toContain('did not confirm the mailbox (outcome "accepts_everything")');
+
+    const missing = explainResult({ risk: 'safe', deliverability: { authentication: { spf: 'missing', dkim: 'found', dmarc: null } } });
+    expect(missing.factors).toEqual(['The domain lacks SPF, so its own mail may land in spam.']);
   });
 });

@@ -1,5 +1,10 @@
-import { RiskSchema } from '@verify-hub/core';
+import { DKIM_VALUES, DMARC_VALUES, RiskSchema, SMTP_CHECK_OUTCOMES, SPAM_TRAP_LEVELS, SPF_VALUES } from '@verify-hub/core';
 import { z } from 'zod';
+
+/** A check: true, false, or null when it was not made (absent: not given). */
+const flag = z.boolean().nullable().optional();
+/** An open vocabulary (verify-hub's values, or whatever another engine sent). */
+const openText = z.string().nullable().optional();
 
 /**
  * What `explain_result` accepts: a result as `verify_email` returns it. Only `risk` is required, so an
@@ -12,22 +17,31 @@ export const ExplainInputSchema = z.looseObject({
   reason: z.string().optional(),
   checks: z
     .looseObject({
-      syntax: z.boolean().nullable().optional(),
-      mx: z.boolean().nullable().optional(),
-      smtp: z.boolean().nullable().optional(),
-      disposable: z.boolean().nullable().optional(),
-      roleAccount: z.boolean().nullable().optional(),
-      catchAll: z.boolean().nullable().optional(),
+      syntax: flag,
+      mx: flag,
+      smtp: flag.describe('true: the mail server accepted the mailbox; false: it refused it; null: no SMTP conversation decided it'),
+      smtpCheck: openText.describe(`The SMTP outcome: ${SMTP_CHECK_OUTCOMES.join(', ')}, or another value the engine sent`),
+      disposable: flag,
+      roleAccount: flag,
+      catchAll: flag,
       catchAllConfidence: z.number().min(0).max(1).optional(),
-      freeProvider: z.boolean().nullable().optional(),
-      spamTrapRisk: z.enum(['none', 'low', 'medium', 'high']).optional(),
+      freeProvider: flag,
+      spamTrapRisk: openText.describe(`${SPAM_TRAP_LEVELS.join(', ')}, or another value the engine sent`),
     })
     .optional(),
   deliverability: z
     .looseObject({
-      grade: z.string().optional(),
-      authentication: z.object({ spf: z.boolean().nullable(), dkim: z.boolean().nullable(), dmarc: z.boolean().nullable() }).partial().optional(),
-      blacklist: z.object({ listed: z.boolean(), listedCount: z.number(), totalChecks: z.number() }).partial().optional(),
+      grade: openText,
+      score: z.number().nullable().optional(),
+      authentication: z
+        .object({
+          spf: openText.describe(`${SPF_VALUES.join(', ')}, or another value`),
+          dkim: openText.describe(`${DKIM_VALUES.join(', ')}, or another value`),
+          dmarc: openText.describe(`${DMARC_VALUES.join(', ')}, or another value`),
+        })
+        .partial()
+        .optional(),
+      blacklist: z.object({ listed: z.boolean().nullable(), listedCount: z.number().nullable(), totalChecks: z.number().nullable() }).partial().optional(),
     })
     .optional(),
 });
@@ -67,6 +81,27 @@ function reasonText(reason: string | undefined): string | undefined {
   return REASON_TEXT[reason] ?? `the engine's reason code is "${reason}"`;
 }
 
+type Checks = NonNullable<ExplainInput['checks']>;
+
+/**
+ * The engine answered, but no SMTP conversation decided the mailbox: `smtp_check` "not_checked", or an
+ * MX verdict with `smtp` null and no SMTP outcome (field set A's `smtp_valid` null). A result no engine
+ * gave (rejected before, engine down) has no MX verdict and is not "not checked".
+ */
+export function smtpNotChecked(c: Checks): boolean {
+  return c.smtpCheck === 'not_checked' || (c.smtp === null && (c.smtpCheck === null || c.smtpCheck === undefined) && typeof c.mx === 'boolean');
+}
+
+/** The SMTP factor: refused, not checked, or an outcome that decided nothing; nothing when accepted or not given. */
+function smtpFactor(c: Checks): string | undefined {
+  if (smtpNotChecked(c)) return 'The mailbox was not checked over SMTP (no conversation with the mail server took place), so its existence is not confirmed.';
+  if (c.smtp === false) return 'The mail server refused the mailbox.';
+  if (c.smtp !== true && typeof c.smtpCheck === 'string' && c.smtpCheck !== 'deliverable') {
+    return `The SMTP check did not confirm the mailbox (outcome "${c.smtpCheck}").`;
+  }
+  return undefined;
+}
+
 /**
  * Turns a verification result into a recommendation a person can act on. The verdict follows the risk,
  * except that a high spam-trap risk is never worth sending to.
@@ -84,15 +119,18 @@ export function explainResult(result: ExplainInput): Explanation {
     factors.push(`The domain accepts mail for any address (catch-all)${confidence}: the mailbox itself could not be confirmed.`);
   }
   if (c.spamTrapRisk === 'high' || c.spamTrapRisk === 'medium') factors.push(`It has a ${c.spamTrapRisk} spam-trap risk: mailing a trap hurts the sender's reputation.`);
+  else if (typeof c.spamTrapRisk === 'string' && !(SPAM_TRAP_LEVELS as readonly string[]).includes(c.spamTrapRisk)) factors.push(`The engine rates its spam-trap risk "${c.spamTrapRisk}".`);
   if (c.freeProvider) factors.push('It is at a free mail provider (a personal address, not a company one).');
   if (c.mx === false) factors.push('Its domain has no mail server (MX record).');
-  if (c.smtp === false) factors.push('The mail server refused the mailbox.');
+  const smtp = smtpFactor(c);
+  if (smtp) factors.push(smtp);
   const d = result.deliverability;
   if (d?.blacklist?.listed) factors.push(`The domain is on ${d.blacklist.listedCount ?? 'some'} of ${d.blacklist.totalChecks ?? 'the checked'} blocklists.`);
-  const missingAuth = (['spf', 'dkim', 'dmarc'] as const).filter((k) => d?.authentication?.[k] === false);
+  const missingAuth = (['spf', 'dkim', 'dmarc'] as const).filter((k) => d?.authentication?.[k] === 'missing');
   if (missingAuth.length > 0) factors.push(`The domain lacks ${missingAuth.map((k) => k.toUpperCase()).join(', ')}, so its own mail may land in spam.`);
 
-  const because = reasonText(result.reason);
+  // "deliverable" claims an SMTP confirmation: not when no SMTP conversation took place.
+  const because = result.reason === 'deliverable' && smtpNotChecked(c) ? 'the domain can receive mail, but the mailbox itself was not checked over SMTP' : reasonText(result.reason);
   const base = { ...(result.email === undefined ? {} : { email: result.email }), factors };
 
   if (result.risk === 'unknown') {
