@@ -69,6 +69,15 @@ describe('Zapier app definition', () => {
     expect(App.creates.verify_email.operation.outputFields.length).toBe(App.searches.find_email_verification.operation.outputFields.length);
   });
 
+  it('labels the open vocabularies with their values: SMTP check (with not_checked), SPF, DKIM and DMARC as strings', () => {
+    const fields = new Map(App.creates.verify_email.operation.outputFields.map((f) => [f.key, f]));
+    expect(fields.get('checks__smtpCheck')).toMatchObject({ type: 'string', label: expect.stringMatching(/^SMTP Check \(deliverable, undeliverable, .*not_checked\)$/) });
+    expect(fields.get('deliverability__authentication__spf')).toMatchObject({ type: 'string', label: 'SPF Policy (strict, soft, neutral, open, missing)' });
+    expect(fields.get('deliverability__authentication__dkim')).toMatchObject({ type: 'string', label: 'DKIM (found, missing)' });
+    expect(fields.get('deliverability__authentication__dmarc')).toMatchObject({ type: 'string', label: 'DMARC Policy (reject, quarantine, none, missing)' });
+    expect(fields.get('checks__disposable')).toMatchObject({ type: 'boolean', label: expect.stringContaining('empty when not checked') });
+  });
+
   it('package.json makes a pushable Zapier app: compiled index.js entry, exact platform version', () => {
     const pkg = require('../../connectors/zapier/package.json') as { main: string; dependencies: Record<string, string>; files: string[] };
     expect(pkg.main).toBe('index.js');

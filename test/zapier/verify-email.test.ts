@@ -30,9 +30,11 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
       score: 92,
       reason: 'deliverable',
       billable: true,
-      checks: { syntax: true, mx: true, smtp: true, disposable: false, roleAccount: false, catchAll: false, freeProvider: false, spamTrapRisk: 'none' },
+      checks: { syntax: true, mx: true, smtp: true, smtpCheck: 'deliverable', disposable: false, roleAccount: false, catchAll: false, freeProvider: false, spamTrapRisk: 'none' },
+      deliverability: { grade: 'A', score: 92, authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' }, blacklist: { listed: false, listedCount: 0, totalChecks: 10 } },
     });
     expect(result.explanation).toMatch(/^Safe to send/);
+    expect(result.explanation).not.toMatch(/not checked/);
     expect(engine.requests).toHaveLength(1);
     expect(engine.requests[0]!.keyMatched).toBe(true);
     expect(engine.requests[0]!.url).not.toContain(KEY);
@@ -40,13 +42,34 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
 
   it('normalises field set A answers with core rules and explains an unknown as not billed', async () => {
     engine.options.fieldSet = 'A';
-    const risky = await appTester(verify, { authData, inputData: { email: 'risky.catchall@example.com' } });
-    expect(risky).toMatchObject({ risk: 'risky', reason: 'catch_all', score: 55, checks: { catchAll: true } });
+    const risky = await appTester(verify, { authData, inputData: { email: 'disposable.x@example.com' } });
+    expect(risky).toMatchObject({ risk: 'risky', reason: 'disposable', score: 55, checks: { disposable: true, roleAccount: false, catchAll: null, smtp: true, spamTrapRisk: null } });
     engine.options.fieldSet = 'B';
     const unknown = await appTester(verify, { authData, inputData: { email: 'unknown.greylist@example.com' } });
-    expect(unknown).toMatchObject({ risk: 'unknown', billable: false, reason: 'smtp_timeout' });
-    expect(unknown.explanation).toMatch(/not billed; try again later/);
+    expect(unknown).toMatchObject({ risk: 'unknown', billable: false, checks: { smtp: null, smtpCheck: 'timeout' } });
+    expect(unknown.explanation).toMatch(/^Unknown: no verdict was reached\. This result was not billed; try again later/);
+    expect(unknown.explanation).not.toMatch(/not checked/);
     expect(engine.billed).toBe(1);
+  });
+
+  it('says "not checked" where no SMTP conversation happened (smtp_check "not_checked", or set A\'s smtp_valid null)', async () => {
+    const b = await appTester(verify, { authData, inputData: { email: 'notchecked.b@example.com' } });
+    expect(b).toMatchObject({ risk: 'risky', checks: { smtp: null, smtpCheck: 'not_checked' } });
+    expect(b.explanation).toMatch(/Mailbox not checked: no SMTP conversation/);
+    expect(b.explanation).not.toMatch(/refused/);
+    engine.options.fieldSet = 'A';
+    const a = await appTester(verify, { authData, inputData: { email: 'notchecked.a@example.com' } });
+    expect(a).toMatchObject({ checks: { smtp: null, smtpCheck: null, mx: true } });
+    expect(a.explanation).toMatch(/Mailbox not checked/);
+  });
+
+  it('reads values outside the known vocabularies as they came, and answers with flags from a mixed answer', async () => {
+    engine.options.fieldSet = 'B-unseen';
+    const unseen = await appTester(verify, { authData, inputData: { email: 'fine@example.com' } });
+    expect(unseen).toMatchObject({ risk: 'safe', score: 92, checks: { smtpCheck: 'probably_ok', smtp: null, spamTrapRisk: 'negligible-ish' }, deliverability: { authentication: { spf: 'hardfail-ish' } } });
+    engine.options.fieldSet = 'AB';
+    const mixed = await appTester(verify, { authData, inputData: { email: 'disposable.ab@example.com' } });
+    expect(mixed).toMatchObject({ risk: 'risky', checks: { disposable: true, smtpCheck: 'deliverable' } });
   });
 
   it('answers an impossible address as invalid without an engine call, and an empty one with an error naming the field', async () => {
@@ -140,7 +163,7 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
     const scope = nock(HOSTED_ENGINE_URL, { reqheaders: { 'x-api-key': KEY } })
       .get('/api/v1/verify')
       .query({ email: 'hosted@example.com' })
-      .reply(200, { email: 'hosted@example.com', risk: 'safe', score: 97, reason: 'deliverable', checks: { syntax: true, mx: true, smtp: true } });
+      .reply(200, { email: 'hosted@example.com', risk: 'safe', score: 97, syntax_valid: true, mx_found: true, smtp_check: 'deliverable' });
     try {
       const result = await appTester(verify, { authData: { apiKey: KEY }, inputData: { email: 'hosted@example.com' } });
       expect(result).toMatchObject({ risk: 'safe', score: 97 });

@@ -1,4 +1,4 @@
-import type { Verification } from '@verify-hub/core';
+import { DKIM_VALUES, DMARC_VALUES, SMTP_CHECK_OUTCOMES, SPAM_TRAP_LEVELS, SPF_VALUES, type Verification } from '@verify-hub/core';
 
 /** What a step returns for one address: the canonical result plus a sentence a Zap builder can read. */
 export type VerificationOutput = Verification & { explanation: string };
@@ -13,21 +13,41 @@ const REASON_TEXT: Record<string, string> = {
   quota_exhausted: 'your verify-hub credits ran out before this address was checked',
   smtp_timeout: 'the mail server did not answer in time',
   greylisted: 'the mail server asked to try again later (greylisting)',
+  // The reasons core gives when an engine sends a risk and no reason code (field set B has none).
+  risky: 'some signals make delivery or engagement uncertain',
+  undeliverable: 'the address cannot receive mail',
+  unknown: 'no verdict was reached',
 };
 
 const reasonText = (reason: string) => REASON_TEXT[reason] ?? reason.replace(/_/g, ' ');
 
-/** One sentence per result; an unknown result says it was not billed and should be tried again later. */
+/**
+ * The engine answered, but no SMTP conversation decided the mailbox: `smtp_check` "not_checked", or an
+ * answer with an MX verdict and neither SMTP field (field set A's `smtp_valid` null). A result the engine
+ * never gave (rejected before, engine down) has no MX verdict either and is not "not checked".
+ */
+export function smtpNotChecked(v: Verification): boolean {
+  const c = v.checks;
+  return c.smtpCheck === 'not_checked' || (c.smtp === null && c.smtpCheck === null && c.mx !== null);
+}
+
+/**
+ * One sentence per result (two when the mailbox was not checked over SMTP); an unknown result says it
+ * was not billed and should be tried again later.
+ */
 export function explain(v: Verification): string {
+  const notChecked = smtpNotChecked(v);
+  const smtpNote = notChecked ? ' Mailbox not checked: no SMTP conversation with the mail server took place.' : '';
+  const reason = notChecked && v.reason === 'deliverable' ? 'the domain accepts mail' : reasonText(v.reason);
   switch (v.risk) {
     case 'safe':
-      return `Safe to send: ${reasonText(v.reason)} (score ${Math.round(v.score)}/100).`;
+      return `Safe to send: ${reason} (score ${Math.round(v.score)}/100).${smtpNote}`;
     case 'risky':
-      return `Risky: ${reasonText(v.reason)} (score ${Math.round(v.score)}/100). Mail may bounce or harm your sender reputation.`;
+      return `Risky: ${reason} (score ${Math.round(v.score)}/100). Mail may bounce or harm your sender reputation.${smtpNote}`;
     case 'invalid':
-      return `Invalid: ${reasonText(v.reason)}. Do not send to this address.`;
+      return `Invalid: ${reason}. Do not send to this address.${smtpNote}`;
     case 'unknown':
-      return `Unknown: ${reasonText(v.reason)}. This result was not billed; try again later (for example with a Delay step).`;
+      return `Unknown: ${reason}. This result was not billed; try again later (for example with a Delay step).${smtpNote}`;
   }
 }
 
@@ -50,20 +70,21 @@ export function verificationOutputFields(prefix = '') {
     f('explanation', 'Explanation'),
     f('billable', 'Billed (used a credit)', 'boolean'),
     f('checkedAt', 'Checked At', 'datetime'),
-    f('checks__syntax', 'Syntax Valid', 'boolean'),
-    f('checks__mx', 'Domain Has Mail Servers (MX)', 'boolean'),
-    f('checks__smtp', 'Mailbox Accepts Mail (SMTP)', 'boolean'),
-    f('checks__disposable', 'Disposable Address', 'boolean'),
-    f('checks__roleAccount', 'Role Account (info@, sales@...)', 'boolean'),
-    f('checks__catchAll', 'Catch-All Domain', 'boolean'),
+    f('checks__syntax', 'Syntax Valid (empty when not checked)', 'boolean'),
+    f('checks__mx', 'Domain Has Mail Servers (MX; empty when not checked)', 'boolean'),
+    f('checks__smtp', 'Mailbox Accepts Mail (SMTP; empty when not checked)', 'boolean'),
+    f('checks__smtpCheck', `SMTP Check (${SMTP_CHECK_OUTCOMES.join(', ')})`),
+    f('checks__disposable', 'Disposable Address (empty when not checked)', 'boolean'),
+    f('checks__roleAccount', 'Role Account (info@, sales@...; empty when not checked)', 'boolean'),
+    f('checks__catchAll', 'Catch-All Domain (empty when not checked)', 'boolean'),
     f('checks__catchAllConfidence', 'Catch-All Confidence (0-1)', 'number'),
-    f('checks__freeProvider', 'Free Email Provider', 'boolean'),
-    f('checks__spamTrapRisk', 'Spam Trap Risk (none, low, medium or high)'),
+    f('checks__freeProvider', 'Free Email Provider (empty when not checked)', 'boolean'),
+    f('checks__spamTrapRisk', `Spam Trap Risk (${SPAM_TRAP_LEVELS.join(', ')})`),
     f('deliverability__grade', 'Deliverability Grade'),
     f('deliverability__score', 'Deliverability Score (0-100)', 'number'),
-    f('deliverability__authentication__spf', 'Domain Has SPF', 'boolean'),
-    f('deliverability__authentication__dkim', 'Domain Has DKIM', 'boolean'),
-    f('deliverability__authentication__dmarc', 'Domain Has DMARC', 'boolean'),
+    f('deliverability__authentication__spf', `SPF Policy (${SPF_VALUES.join(', ')})`),
+    f('deliverability__authentication__dkim', `DKIM (${DKIM_VALUES.join(', ')})`),
+    f('deliverability__authentication__dmarc', `DMARC Policy (${DMARC_VALUES.join(', ')})`),
     f('deliverability__blacklist__listed', 'Domain on a Blocklist', 'boolean'),
     f('deliverability__blacklist__listedCount', 'Blocklists Listing the Domain', 'number'),
     f('deliverability__blacklist__totalChecks', 'Blocklists Checked', 'number'),
