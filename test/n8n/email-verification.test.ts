@@ -67,9 +67,31 @@ describe('Email Verification node: Verify', () => {
       json: expect.objectContaining({ id: 1, email: 'ann@merge.test', normalized: 'ann@merge.test', risk: 'safe', score: 92, reason: 'deliverable', billable: true, checks: expect.any(Object) }),
       pairedItem: { item: 0 },
     });
-    expect(out[0]![1]).toMatchObject({ json: { id: 2, risk: 'invalid', reason: 'mailbox_not_found' }, pairedItem: { item: 1 } });
+    // The fake answers field set B exactly as published: no reason code, so core's default for invalid.
+    expect(out[0]![1]).toMatchObject({ json: { id: 2, risk: 'invalid', reason: 'undeliverable', checks: { smtp: false, smtpCheck: 'undeliverable' } }, pairedItem: { item: 1 } });
     expect(engine.requests.filter((r) => r.email?.endsWith('@merge.test')).every((r) => r.keyMatched)).toBe(true);
     expect(urls.every((u) => !u.includes(engine.apiKey))).toBe(true);
+  });
+
+  test('reads the published shape: flags from field set B, authentication as strings, and an explanation per item', async () => {
+    const out = await run({ items: itemsFor('disposable.x@shape.test', 'fine@shape.test') });
+    expect(out[0]![0]!.json).toMatchObject({
+      risk: 'risky',
+      checks: { disposable: true, roleAccount: false, smtp: true, smtpCheck: 'deliverable', spamTrapRisk: 'low' },
+      deliverability: { authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' }, blacklist: { listed: false, listedCount: 0, totalChecks: 10 } },
+    });
+    expect(out[0]![1]!.json).toMatchObject({ risk: 'safe', explanation: 'Safe to send: the mail server accepted the mailbox (score 92/100).' });
+  });
+
+  test('says "not checked" where no SMTP conversation happened (smtp_check "not_checked", or field set A with smtp_valid null)', async () => {
+    const b = await run({ items: itemsFor('notchecked.b@smtp.test') });
+    expect(b[0]![0]!.json).toMatchObject({ checks: { smtp: null, smtpCheck: 'not_checked' } });
+    expect(b[0]![0]!.json.explanation).toMatch(/Mailbox not checked: no SMTP conversation/);
+    expect(b[0]![0]!.json.explanation).not.toMatch(/refused|accepted the mailbox/);
+    engine.script('a-only@smtp.test', { kind: 'result', risk: 'safe', fieldSet: 'A', flags: { smtpCheck: null } });
+    const a = await run({ items: itemsFor('a-only@smtp.test') });
+    expect(a[0]![0]!.json).toMatchObject({ risk: 'safe', checks: { smtp: null, smtpCheck: null, mx: true, disposable: false } });
+    expect(a[0]![0]!.json.explanation).toBe('Safe to send: the domain accepts mail (score 92/100). Mailbox not checked: no SMTP conversation with the mail server took place.');
   });
 
   test('Replace Item outputs the result alone; "Put Result in Field" nests it', async () => {

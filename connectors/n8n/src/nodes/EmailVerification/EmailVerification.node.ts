@@ -16,8 +16,9 @@ export class EmailVerification implements INodeType {
     description:
       'Verify email addresses with verify-hub: for each item, checks whether the address can receive mail and returns ' +
       'its risk (safe, risky, invalid or unknown), a 0-100 score, a reason code (for example mailbox_not_found, disposable, ' +
-      'catch_all) and the individual checks. Safe: send. Risky: may bounce or go unread. Invalid: do not send. Unknown: ' +
-      'no verdict yet, try later (not billed).',
+      'catch_all), an explanation sentence and the individual checks (true, false, or null when not checked; smtpCheck ' +
+      'is the SMTP outcome, not_checked when no SMTP conversation took place). Safe: send. Risky: may bounce or go unread. ' +
+      'Invalid: do not send. Unknown: no verdict yet, try later (not billed).',
     defaults: { name: 'Email Verification' },
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],

@@ -7,6 +7,7 @@ import {
   type JsonObject,
 } from 'n8n-workflow';
 import { BatchVerifier, EngineClient, EngineRateLimitError, type BatchReport, type Verification } from '@verify-hub/core';
+import { explain } from './explanation';
 import { RISK_OUTPUTS } from './outputs';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RATE_LIMIT_WAIT_S, MAX_CONCURRENCY } from './properties';
 import { CREDENTIAL_TYPE, n8nFetch } from './n8n-fetch';
@@ -97,7 +98,7 @@ export function stopToNodeError(ctx: IExecuteFunctions, stopped: NonNullable<Bat
   }
 }
 
-function shapeOutput(item: INodeExecutionData, result: Verification, mode: string, resultField: string): IDataObject {
+function shapeOutput(item: INodeExecutionData, result: Verification & { explanation: string }, mode: string, resultField: string): IDataObject {
   const value = result as unknown as IDataObject;
   if (mode === 'replace') return { ...value };
   if (resultField) return { ...item.json, [resultField]: value };
@@ -170,7 +171,7 @@ export async function executeVerify(ctx: IExecuteFunctions, deps: ExecuteDeps = 
     }
     const index = routeByRisk ? RISK_OUTPUTS.indexOf(result.risk) : 0;
     // A repeated address shares one result; `email` stays each item's own spelling ("as given").
-    const own = { ...result, email: plan.kind === 'verify' ? plan.email : result.email };
+    const own = { ...result, email: plan.kind === 'verify' ? plan.email : result.email, explanation: explain(result) };
     outputs[index]!.push({ json: shapeOutput(item, own, outputMode, resultField), ...(item.binary ? { binary: item.binary } : {}), pairedItem });
   });
   return outputs;
