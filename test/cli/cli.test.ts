@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { randomUUID } from 'node:crypto';
 import { main } from 'verify-hub';
 import { registerConnector, SyncPipeline } from '@verify-hub/sync-jobs';
@@ -71,6 +72,34 @@ describe('verify-hub CLI', () => {
     expect(summary.counts).toEqual({ safe: 2, risky: 1, invalid: 2, unknown: 0 });
     expect(engine.requests.filter((q) => q.keyMatched).length).toBe(3);
     expect(engine.requests.every((q) => !q.url.includes(engine.apiKey))).toBe(true);
+  });
+
+  it('clean against an engine answering in the published shape: the engine\'s risks, and its flags in the result columns (null flags empty)', async () => {
+    const input = join(dir, 'published.csv');
+    writeFileSync(input, 'email\nfine@published.test\ndisposable.x@published.test\nnotchecked.y@published.test\nrisky.z@published.test\ninvalid.w@published.test\nunknown.v@published.test\n');
+    const r = await cli('clean', input, '--no-progress');
+    expect(r.code).toBe(0);
+    const rows = parse(readFileSync(join(dir, 'published.cleaned.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const by = (email: string) => rows.find((row) => row.email === email)!;
+    expect(rows.map((row) => row.ev_risk)).toEqual(['safe', 'risky', 'risky', 'risky', 'unknown']); // invalid goes to the removed file
+    expect(readFileSync(join(dir, 'published.removed.csv'), 'utf8')).toMatch(/invalid\.w@published\.test,invalid,3,/);
+    expect(by('unknown.v@published.test')).toMatchObject({ ev_disposable: 'false', ev_spam_trap_risk: 'low' });
+    expect(by('fine@published.test')).toMatchObject({ ev_score: '92', ev_disposable: 'false', ev_role_account: 'false', ev_catch_all: 'false', ev_free_provider: 'false', ev_spam_trap_risk: 'none' });
+    expect(by('disposable.x@published.test')).toMatchObject({ ev_disposable: 'true', ev_catch_all: 'false', ev_spam_trap_risk: 'low' });
+    expect(by('risky.z@published.test')).toMatchObject({ ev_catch_all: 'true', ev_disposable: 'false' });
+
+    // Field set A only: it has no catch-all and no spam-trap field, so those cells stay empty, never "false".
+    engine.options.fieldSet = 'A';
+    try {
+      const inputA = join(dir, 'field-set-a.csv');
+      writeFileSync(inputA, 'email\nfine@set-a.test\ndisposable.x@set-a.test\n');
+      expect((await cli('clean', inputA, '--no-progress')).code).toBe(0);
+      const rowsA = parse(readFileSync(join(dir, 'field-set-a.cleaned.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+      expect(rowsA[0]).toMatchObject({ ev_risk: 'safe', ev_disposable: 'false', ev_catch_all: '', ev_spam_trap_risk: '' });
+      expect(rowsA[1]).toMatchObject({ ev_risk: 'risky', ev_reason: 'disposable', ev_disposable: 'true', ev_catch_all: '' });
+    } finally {
+      engine.options.fieldSet = undefined;
+    }
   });
 
   it('clean with the local engine says once, clearly, when DNS cannot reach the internet, and leaves those rows unknown', async () => {
