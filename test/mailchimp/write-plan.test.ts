@@ -12,10 +12,22 @@ test('only changed merge fields and missing tag changes are planned', () => {
   expect(same).toEqual({ changes: [], unchanged: 1, refused: [] });
 });
 
-test('without tag data, the stored risk stands for the tag; otherwise all four tags are set', () => {
+test('without tag data, the stored risk stands for the tags; otherwise all four risk tags and the flag tag are set', () => {
   expect(planWrites([result({ current: current('safe', 95), tags: undefined }, 'safe')], {}, DEFAULT_MAILCHIMP_NAMES).unchanged).toBe(1);
   const changed = planWrites([result({ current: current('safe', 95), tags: undefined }, 'invalid')], {}, DEFAULT_MAILCHIMP_NAMES);
-  expect(changed.changes[0]!.tags.map((t) => `${t.name}:${t.status}`)).toEqual(['ev-safe:inactive', 'ev-risky:inactive', 'ev-invalid:active', 'ev-unknown:inactive']);
+  expect(changed.changes[0]!.tags.map((t) => `${t.name}:${t.status}`)).toEqual(['ev-safe:inactive', 'ev-risky:inactive', 'ev-invalid:active', 'ev-unknown:inactive', 'ev-disposable:inactive']);
+});
+
+test('the disposable flag is the ev-disposable tag: active when true; removed when false or not determined (null)', () => {
+  const flagged = (disposable: boolean | null, tags: string[]) => ({
+    contact: { id: 'h', email: 'a@example.com', status: 'subscribed', current: current('risky', 55), tags },
+    verification: { ...verification('a@example.com', 'risky'), checks: { ...verification('a@example.com', 'risky').checks, disposable } },
+  });
+  expect(planWrites([flagged(true, ['ev-risky'])], {}, DEFAULT_MAILCHIMP_NAMES).changes[0]!.tags).toEqual([{ name: 'ev-disposable', status: 'active' }]);
+  expect(planWrites([flagged(true, ['ev-risky', 'ev-disposable'])], {}, DEFAULT_MAILCHIMP_NAMES).unchanged).toBe(1);
+  expect(planWrites([flagged(false, ['ev-risky', 'ev-disposable'])], {}, DEFAULT_MAILCHIMP_NAMES).changes[0]!.tags).toEqual([{ name: 'ev-disposable', status: 'inactive' }]);
+  expect(planWrites([flagged(null, ['ev-risky', 'ev-disposable'])], {}, DEFAULT_MAILCHIMP_NAMES).changes[0]!.tags).toEqual([{ name: 'ev-disposable', status: 'inactive' }]);
+  expect(planWrites([flagged(null, ['ev-risky'])], {}, DEFAULT_MAILCHIMP_NAMES).unchanged).toBe(1);
 });
 
 test('actions only for invalid results, never unknown; untouchable members are refused', () => {

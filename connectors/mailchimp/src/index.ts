@@ -4,7 +4,8 @@ export { readAuth, readSettings, limiterKey, dataCenterFromApiKey, MailchimpSett
 export { authorizeUrl, exchangeCode, fetchMetadata, connectionFromOAuth, MAILCHIMP_LOGIN_BASE, type OAuthClient, type MailchimpMetadata } from './oauth';
 export { mergeFieldDefinitions, type MergeFieldDefinition } from './merge-fields';
 export { resolveScope, type MailchimpScope } from './scope';
-export { planWrites, type MemberChange, type WritePlan } from './write-plan';
+export { planWrites, desiredTags, type MemberChange, type WritePlan } from './write-plan';
+export { disposableTagName, hubTagNames } from './members';
 export { BATCH_SUBSCRIBE_LIMIT, type MailchimpWriteReport } from './writer';
 export { readResultsArchive } from './batch-runner';
 export { subscriberHash } from './subscriber-hash';

@@ -8,10 +8,11 @@ import {
   type MailchimpNames,
   type RiskAction,
   type TagChange,
+  type Verification,
   type WriteFailure,
   type WriteOptions,
 } from '@verify-hub/core';
-import { UNTOUCHABLE_STATUSES } from './members';
+import { UNTOUCHABLE_STATUSES, disposableTagName } from './members';
 import { subscriberHash } from './subscriber-hash';
 
 /** What one member needs: only the merge fields whose values differ, only the tag changes still missing. */
@@ -32,10 +33,18 @@ export interface WritePlan {
 }
 
 /**
+ * The tags a result wants: one active risk tag (the other three inactive, core's mapping), and the
+ * disposable flag tag, active only when the disposable check said true.
+ */
+export function desiredTags(verification: Verification, names: MailchimpNames): TagChange[] {
+  return [...toMailchimpTagChanges(verification, names), { name: disposableTagName(names), status: verification.checks.disposable === true ? 'active' : 'inactive' }];
+}
+
+/**
  * Pure: decides what each result needs written. Unchanged values are skipped (a re-sync with nothing
  * new writes nothing). When the member's tags are not known (the segment endpoint sends none), the
- * risk tags are taken as in place when the stored risk merge field already equals the new risk:
- * both are written together, so one stands for the other.
+ * hub's tags (risk and flag) are taken as in place when the stored risk merge field already equals the
+ * new risk: they are written together, so one stands for the other.
  */
 export function planWrites(results: ContactResult[], opts: WriteOptions, names: MailchimpNames): WritePlan {
   const plan: WritePlan = { changes: [], unchanged: 0, refused: [] };
@@ -47,11 +56,11 @@ export function planWrites(results: ContactResult[], opts: WriteOptions, names: 
       continue;
     }
     const mergeFields = changedValues(contact.current, toMailchimpMergeFields(verification, names));
-    const desiredTags = toMailchimpTagChanges(verification, names);
+    const wanted = desiredTags(verification, names);
     let tags: TagChange[];
-    if (contact.tags !== undefined) tags = pendingTagChanges(contact.tags, desiredTags);
+    if (contact.tags !== undefined) tags = pendingTagChanges(contact.tags, wanted);
     else if (sameStoredValue(contact.current?.[names.riskMergeField], verification.risk)) tags = [];
-    else tags = desiredTags;
+    else tags = wanted;
     const action: RiskAction = verification.risk === 'invalid' && (invalidAction === 'unsubscribe' || invalidAction === 'archive') ? invalidAction : 'none';
     if (Object.keys(mergeFields).length === 0 && tags.length === 0 && action === 'none') {
       plan.unchanged++;
