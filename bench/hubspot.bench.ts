@@ -23,7 +23,7 @@ const record = (fake: FakeHubSpot, portalId: string, token: string): ConnectionR
 
 const verdict = (email: string, i: number): Verification => VerificationSchema.parse({
   email, normalized: email, score: 90 - (i % 7), risk: i % 10 === 0 ? 'risky' : 'safe', reason: i % 10 === 0 ? 'catch_all' : 'deliverable',
-  checks: { syntax: true, mx: true, smtp: true, disposable: false, roleAccount: i % 13 === 0, catchAll: i % 10 === 0, freeProvider: i % 2 === 0, spamTrapRisk: 'none' },
+  checks: { syntax: true, mx: true, smtp: true, smtpCheck: i % 10 === 0 ? 'catch_all' : 'deliverable', disposable: false, roleAccount: i % 13 === 0, catchAll: i % 10 === 0, freeProvider: i % 2 === 0, spamTrapRisk: 'none' },
   checkedAt: '2026-11-20T08:30:00.000Z', billable: true,
 });
 
