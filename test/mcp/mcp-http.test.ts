@@ -118,7 +118,17 @@ describe('MCP server over Streamable HTTP (SDK client against the fake engine)',
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ email: 'invalid.someone@explain.test', verdict: 'do_not_send' });
     expect(textOf(result)).toMatch(/invalid.*do not send/i);
-    expect(textOf(result)).toContain('mailbox does not exist');
+    expect(textOf(result)).toContain('the address cannot receive mail');
+    expect(textOf(result)).toContain('The mail server refused the mailbox.');
+  });
+
+  test('explain_result on a result with no SMTP conversation (smtp_check "not_checked") says the mailbox was not checked', async () => {
+    const verified = await callTool(client, 'verify_email', { email: 'notchecked.someone@explain.test' });
+    expect(verified.structuredContent).toMatchObject({ checks: { smtp: null, smtpCheck: 'not_checked' } });
+    const result = await callTool(client, 'explain_result', { result: verified.structuredContent });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('not checked over SMTP');
+    expect(textOf(result)).not.toMatch(/refused/);
   });
 
   test('a key the engine rejects comes back as a readable UNAUTHORIZED tool error', async () => {

@@ -74,6 +74,10 @@ const REASON_TEXT: Record<string, string> = {
   engine_unreachable: 'the verification engine could not be reached',
   engine_error: 'the verification engine failed',
   engine_bad_response: 'the verification engine gave an answer that could not be read',
+  // The reasons core gives when an engine sends a risk and no reason code (field set B has none).
+  undeliverable: 'the address cannot receive mail',
+  risky: 'some signals make delivery or engagement uncertain',
+  unknown: 'the checks did not reach a verdict',
 };
 
 function reasonText(reason: string | undefined): string | undefined {
