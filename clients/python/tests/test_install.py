@@ -29,7 +29,8 @@ class InstallTest(unittest.TestCase):
             source = Path(tmp) / "verify-hub-client"
             shutil.copytree(PACKAGE_DIR, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"))
             python = str(venv / ("Scripts" if os.name == "nt" else "bin") / "python")
-            # Offline first (the venv's own setuptools, no index); then pip's ordinary isolated build.
+            # Offline first (the venv's own setuptools, no index: needs setuptools >= 70.1 or `wheel`); then
+            # pip's ordinary isolated build, which fetches setuptools from the package index.
             attempts = [
                 [python, "-m", "pip", "install", "--no-build-isolation", "--no-index", "--disable-pip-version-check", str(source)],
                 [python, "-m", "pip", "install", "--disable-pip-version-check", str(source)],
@@ -41,7 +42,11 @@ class InstallTest(unittest.TestCase):
                 if done.returncode == 0:
                     break
             else:
-                self.fail("pip install ./clients/python failed:\n" + "\n---\n".join(outputs))
+                note = "pip install ./clients/python failed:\n" + "\n---\n".join(outputs)
+                # Offline with a setuptools older than 70.1 and no `wheel`, pip needs the package index for setuptools.
+                if not IN_CI and any(s in outputs[-1] for s in ("NewConnectionError", "Could not find a version", "No matching distribution")):
+                    self.skipTest("the Python package index is unreachable and the local setuptools cannot build a wheel offline; " + note[-400:])
+                self.fail(note)
 
             fake = ScriptedEngine()
             try:
