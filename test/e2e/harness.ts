@@ -59,7 +59,9 @@ export interface Stack {
 export const MAILCHIMP_APP = { clientId: 'e2e-mailchimp-app', clientSecret: 'e2e-mailchimp-app-secret' };
 
 export async function startStack(options: { adminToken: string; portal: { portalId: string; token: string }; mailchimp: { apiKey: string; listId: string; oauthToken: string } }): Promise<Stack> {
-  const engine = new FakeEngine();
+  // The published shape plus verify-hub's extension fields (reason codes): the stack stands for a hub
+  // on verify-hub's own engine, and the run page's Reasons table shows those codes.
+  const engine = new FakeEngine({ extensions: true });
   await engine.start();
   const hubspot = new FakeHubSpot();
   await hubspot.start();
