@@ -88,7 +88,8 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     const syntax = checkSyntax(typeof email === 'string' ? email : '');
     if (!pre.ok || !syntax.ok) {
       const v = syntaxInvalidVerification(email, now);
-      return VerificationSchema.parse({ ...v, checks: { ...v.checks, syntaxProblem: !syntax.ok ? syntax.problem : pre.ok ? 'invalid' : pre.problem } });
+      // No SMTP conversation is held for an address that is not one: `not_checked`, never a refusal.
+      return VerificationSchema.parse({ ...v, checks: { ...v.checks, smtpCheck: 'not_checked', syntaxProblem: !syntax.ok ? syntax.problem : pre.ok ? 'invalid' : pre.problem } });
     }
     const domain = syntax.domain;
     const localPart = syntax.localPart;

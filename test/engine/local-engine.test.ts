@@ -37,7 +37,7 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
     });
     expect(v.checks.catchAllConfidence).toBeLessThan(0.5);
     expect(v.deliverability).toEqual({
-      grade: 'A', score: 100, authentication: { spf: true, dkim: true, dmarc: true }, blacklist: { listed: false, listedCount: 0, totalChecks: 10 },
+      grade: 'A', score: 100, authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' }, blacklist: { listed: false, listedCount: 0, totalChecks: 10 },
     });
   });
 
@@ -140,7 +140,7 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
 
   it('reads SPF, DMARC and DKIM as absent when the resolver says so', async () => {
     const v = await engine.verify('x@implicit-mx.com');
-    expect(v.deliverability?.authentication).toEqual({ spf: false, dkim: false, dmarc: false });
+    expect(v.deliverability?.authentication).toEqual({ spf: 'missing', dkim: 'missing', dmarc: 'missing' });
     expect(v.deliverability?.grade).toBe('D');
     expect(v.score).toBe(90); // 95 - 5: neither SPF nor DMARC
   });
