@@ -11,6 +11,8 @@ export { isRoleAccount, isGibberish, subAddress, spamTrapLevel } from './checks/
 export { isNonPublicAddress } from './checks/mail-hosts';
 export { startEngineServer, type EngineServer, type EngineServerOptions } from './server/start';
 export { createEngineApp, OPENAPI_PATH, type EngineAppDeps } from './server/app';
+export { engineAnswer, ENGINE_CHECK_FIELDS } from './server/answer';
+export { postmanCollection, POSTMAN_API_KEY_VARIABLE, type PostmanCollection } from './server/postman';
 export { KeyStore, DEFAULT_LIMITS, hashKey, openKeyStore, quotaResetAt, type KeyRecord, type AccountLimits } from './server/key-store';
 export { EngineMetrics } from './server/metrics';
 export { AccountRateLimiter } from './server/rate-limit';

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
-import { EngineAuthError, EngineClient, EngineQuotaError, EngineRateLimitError, engineErrorFromResponse, EngineResponseSchema } from '@verify-hub/core';
+import { EngineAuthError, EngineClient, EngineQuotaError, EngineRateLimitError, engineErrorFromResponse, readEngineAnswer } from '@verify-hub/core';
 import { startEngineServer, type EngineServer } from '@verify-hub/engine';
 import { startMailWorld, type MailWorld } from '../fakes/mail-peers';
 import { engineFor } from './helpers';
+import { validatingProxy, type ValidatingProxy } from './openapi-contract';
 
 // The validator is a dev dependency of the engine workspace, installed under engine/node_modules.
 const SwaggerParser = require(require.resolve('@apidevtools/swagger-parser', { paths: [join(__dirname, '..', '..', 'engine')] })) as {
@@ -16,9 +17,11 @@ describe('engine HTTP API', () => {
   let world: MailWorld;
   let redis: Redis;
   let server: EngineServer;
+  // Every request of this suite goes through it: each answer is validated against openapi.yaml.
+  let proxy: ValidatingProxy;
   const prefix = `test:engine:${randomUUID()}:`;
 
-  const get = (path: string, key?: string) => fetch(`${server.url}${path}`, { headers: key ? { 'X-API-Key': key } : {} });
+  const get = (path: string, key?: string) => fetch(`${proxy.url}${path}`, { headers: key ? { 'X-API-Key': key } : {} });
   const verify = (email: string, key?: string) => get(`/api/v1/verify?email=${encodeURIComponent(email)}`, key);
   async function newKey(account: string, limits: { ratePerSecond?: number; monthlyQuota?: number } = {}): Promise<string> {
     const { key } = await server.store.createKey({ name: `key for ${account}`, account });
@@ -31,9 +34,14 @@ describe('engine HTTP API', () => {
     world.smtp.script('john@acme-mail.com', 'accept').script('grey@acme-mail.com', 'greylist');
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     server = await startEngineServer({ port: 0, redis, keyPrefix: prefix, verifier: engineFor(world), defaultLimits: { ratePerSecond: 50, monthlyQuota: 1000 } });
+    proxy = await validatingProxy(server.url);
+  });
+  afterEach(() => {
+    expect(proxy?.invalid()).toEqual([]);
   });
   afterAll(async () => {
-    await server.close();
+    await proxy?.close();
+    await server?.close();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
@@ -80,10 +88,13 @@ describe('engine HTTP API', () => {
     it('a server started with bootstrapKey accepts it at once', async () => {
       const bootstrapKey = `bootstrap-secret-${randomUUID()}`;
       const other = await startEngineServer({ port: 0, redis, keyPrefix: prefix, verifier: engineFor(world), bootstrapKey });
+      const otherProxy = await validatingProxy(other.url);
       try {
-        const res = await fetch(`${other.url}/api/v1/verify?email=x@example.com`, { headers: { 'X-API-Key': bootstrapKey } });
+        const res = await fetch(`${otherProxy.url}/api/v1/verify?email=x@example.com`, { headers: { 'X-API-Key': bootstrapKey } });
         expect(res.status).toBe(200);
+        expect(otherProxy.invalid()).toEqual([]);
       } finally {
+        await otherProxy.close();
         await other.close();
       }
     });
@@ -103,6 +114,7 @@ describe('engine HTTP API', () => {
       const res = await verify('john@acme-mail.com', key);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED' });
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
     });
 
     it('a revoked key is refused at once', async () => {
@@ -116,28 +128,66 @@ describe('engine HTTP API', () => {
   });
 
   describe('verification answers', () => {
-    it('answers field set B plus field set A booleans, with rate and quota headers', async () => {
+    it('answers every field of set B with the published types, set A\'s other fields and the extensions, with rate and quota headers', async () => {
       const key = await newKey('answers');
       const res = await verify('john@acme-mail.com', key);
       expect(res.status).toBe(200);
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset']) expect(res.headers.get(h)).toMatch(/^\d+$/);
       expect(res.headers.get('x-ratelimit-limit')).toBe('50');
       const body = (await res.json()) as Record<string, unknown>;
-      expect(EngineResponseSchema.safeParse(body).success).toBe(true);
+      expect(body).toEqual({
+        // field set B, with ENGINE-API.md's example authentication values
+        email: 'john@acme-mail.com', score: 95, risk: 'safe', syntax_valid: true, mx_found: true, smtp_check: 'deliverable',
+        is_disposable: false, is_role_account: false, is_catch_all: false, is_free_provider: false, spam_trap_risk: 'none',
+        deliverability: { grade: 'A', score: 100, authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' }, blacklist: { listed: false, listed_count: 0, total_checks: 10 } },
+        // field set A's fields that do not collide with set B's
+        valid: true, deliverable: true, smtp_valid: true, disposable: false, role_based: false, free_email: false,
+        // extensions
+        reason: 'deliverable', normalized: 'john@acme-mail.com', catch_all_confidence: 0.05, checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), billable: true, did_you_mean: null,
+        domain_exists: true, implicit_mx: false, null_mx: false, mx_private: true, smtp_connect: true, smtp_greeting: true, starttls: true, greylisted: false,
+        mailbox_full: false, mailbox_disabled: false, smtp_reply: { code: 250, enhanced: null, class: 'accepted' }, provider: null, sub_addressing: false,
+        gibberish: false, reserved_domain: false, retry_after_seconds: null, syntax_problem: null,
+      });
+      // core reads it back to the same verdict, with nothing dropped
+      const read = readEngineAnswer(body, 'john@acme-mail.com', 'john@acme-mail.com');
+      expect(read).toMatchObject({ ok: true, warnings: [], verification: { risk: 'safe', score: 95, reason: 'deliverable', checks: { smtp: true, smtpCheck: 'deliverable', catchAll: false, catchAllConfidence: 0.05 } } });
+    });
+
+    it('a check not made is null, never false: a reserved domain has no SMTP conversation', async () => {
+      const key = await newKey('reserved');
+      const body = (await (await verify('someone@example.com', key)).json()) as Record<string, unknown>;
       expect(body).toMatchObject({
-        email: 'john@acme-mail.com', risk: 'safe', reason: 'deliverable', score: 95, billable: true,
-        checks: { syntax: true, mx: true, smtp: true, catch_all: false, domain_exists: true, starttls: true, smtp_reply: { code: 250, enhanced: null, class: 'accepted' } },
-        deliverability: { grade: 'A', blacklist: { listed: false, listed_count: 0, total_checks: 10 } },
-        valid: true, deliverable: true, smtp_valid: true, mx_found: true, disposable: false, role_account: false, catch_all: false, free_provider: false, spam_trap: false,
+        risk: 'invalid', reason: 'reserved_domain', reserved_domain: true, smtp_check: 'not_checked', smtp_valid: null, is_catch_all: null, mx_found: null,
+        valid: false, deliverable: false, smtp_connect: null, smtp_reply: null, catch_all_confidence: null,
+        deliverability: { grade: null, score: null, authentication: { spf: null, dkim: null, dmarc: null }, blacklist: { listed: null, listed_count: null, total_checks: null } },
       });
     });
 
-    it('answers 400 naming the field when email is missing, still with rate headers', async () => {
+    it('every answer carries the same fields, whatever the path through the engine', async () => {
+      const key = await newKey('same-fields');
+      world.smtp.script('full@acme-mail.com', 'full');
+      const answers = await Promise.all(['john@acme-mail.com', 'grey@acme-mail.com', 'nobody@acme-mail.com', 'full@acme-mail.com', 'x@example.com', 'not an address', 'a@b@c'].map(async (e) => (await verify(e, key)).json() as Promise<Record<string, unknown>>));
+      const fields = Object.keys(answers[0]!);
+      for (const a of answers) expect(Object.keys(a)).toEqual(fields);
+      const [, grey, nobody, full, , syntax] = answers;
+      expect(grey).toMatchObject({ risk: 'unknown', smtp_check: 'greylisted', greylisted: true, retry_after_seconds: expect.any(Number), valid: null, deliverable: null, smtp_valid: null, billable: false });
+      expect(nobody).toMatchObject({ risk: 'invalid', reason: 'mailbox_not_found', smtp_check: 'undeliverable', smtp_valid: false, deliverable: false, smtp_reply: { code: 550, enhanced: '5.1.1', class: 'mailbox_not_found' } });
+      expect(full).toMatchObject({ risk: 'risky', reason: 'mailbox_full', smtp_check: 'mailbox_full', mailbox_full: true, smtp_valid: true });
+      expect(syntax).toMatchObject({ risk: 'invalid', reason: 'syntax', syntax_valid: false, syntax_problem: expect.any(String), smtp_check: 'not_checked', smtp_valid: null, mx_found: null, billable: false });
+    });
+
+    it.each([
+      ['missing', '', 'email: required'],
+      ['empty', '?email=', 'email: required (it is empty)'],
+      ['repeated', '?email=a@acme-mail.com&email=b@acme-mail.com', 'email: give one address, not 2'],
+      ['too long', `?email=${'a'.repeat(310)}@acme-mail.com`, 'email: longer than 320 characters'],
+    ])('answers 400 naming the field when email is %s, still with rate headers', async (_label, query, error) => {
       const key = await newKey('bad-input');
-      const res = await get('/api/v1/verify', key);
+      const res = await get(`/api/v1/verify${query}`, key);
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: expect.stringMatching(/^email: /), code: 'INVALID_REQUEST' });
+      expect(await res.json()).toEqual({ error, code: 'INVALID_REQUEST', field: 'email' });
       expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(await server.store.usage('bad-input')).toBe(0);
     });
   });
 
@@ -200,17 +250,18 @@ describe('engine HTTP API', () => {
   describe("core's EngineClient, unchanged, against this server", () => {
     it('maps results, 401, 429 rate and 429 quota to its typed outcomes', async () => {
       const key = await newKey('client-acct', { monthlyQuota: 3 });
-      const client = new EngineClient({ baseUrl: server.url, apiKey: key, retries: 0 });
+      const client = new EngineClient({ baseUrl: proxy.url, apiKey: key, retries: 0 });
       const safe = await client.verify('john@acme-mail.com');
-      expect(safe).toMatchObject({ risk: 'safe', reason: 'deliverable', score: 95, billable: true, checks: { smtp: true, catchAll: false, domainExists: true, starttls: true } });
+      expect(safe).toMatchObject({ risk: 'safe', reason: 'deliverable', score: 95, billable: true, checks: { smtp: true, smtpCheck: 'deliverable', catchAll: false, domainExists: true, starttls: true } });
+      expect(safe.deliverability?.authentication).toEqual({ spf: 'strict', dkim: 'found', dmarc: 'reject' });
       expect(safe.deliverability?.blacklist).toEqual({ listed: false, listedCount: 0, totalChecks: 10 });
       await expect(client.verify('nobody@acme-mail.com')).resolves.toMatchObject({ risk: 'invalid', reason: 'mailbox_not_found' });
       await expect(client.verify('grey@acme-mail.com')).resolves.toMatchObject({ risk: 'unknown', billable: false });
-      await expect(client.verify('x@example.com')).resolves.toMatchObject({ risk: 'invalid', reason: 'reserved_domain' });
+      await expect(client.verify('x@example.com')).resolves.toMatchObject({ risk: 'invalid', reason: 'reserved_domain', checks: { smtp: null, smtpCheck: 'not_checked' } });
       await expect(client.verify('y@example.com')).rejects.toBeInstanceOf(EngineQuotaError);
-      await expect(new EngineClient({ baseUrl: server.url, apiKey: 'vh_wrong', retries: 0 }).verify('john@acme-mail.com')).rejects.toBeInstanceOf(EngineAuthError);
+      await expect(new EngineClient({ baseUrl: proxy.url, apiKey: 'vh_wrong', retries: 0 }).verify('john@acme-mail.com')).rejects.toBeInstanceOf(EngineAuthError);
       const limitedKey = await newKey('client-rate', { ratePerSecond: 1 });
-      const limitedClient = new EngineClient({ baseUrl: server.url, apiKey: limitedKey, retries: 0 });
+      const limitedClient = new EngineClient({ baseUrl: proxy.url, apiKey: limitedKey, retries: 0 });
       const outcomes = await Promise.allSettled([limitedClient.verify('a@example.com'), limitedClient.verify('b@example.com')]);
       const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
       expect(rejected.reason).toBeInstanceOf(EngineRateLimitError);
@@ -229,13 +280,31 @@ describe('engine HTTP API', () => {
       expect(Object.keys(api.paths)).toEqual(expect.arrayContaining(['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml']));
     });
 
-    it('the answer carries every property the OpenAPI description requires', async () => {
-      const api = (await SwaggerParser.dereference(`${server.url}/openapi.yaml`)) as { components: { schemas: { Verification: { required: string[]; properties: Record<string, unknown> }; Checks: { required: string[] } } } };
-      const key = await newKey('schema-acct');
-      const body = (await (await verify('john@acme-mail.com', key)).json()) as Record<string, Record<string, unknown>>;
-      for (const field of api.components.schemas.Verification.required) expect(body).toHaveProperty(field);
-      for (const field of api.components.schemas.Checks.required) expect(body.checks).toHaveProperty(field);
-      for (const field of Object.keys(body)) expect(Object.keys(api.components.schemas.Verification.properties)).toContain(field);
+    it('serves a Postman collection made from the description: the verify request sends X-API-Key as API-key auth, with no key in it', async () => {
+      const key = await newKey('postman-acct');
+      await verify('john@acme-mail.com', key);
+      const res = await get('/postman.json');
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const collection = JSON.parse(text) as {
+        info: { name: string; schema: string };
+        auth: { type: string; apikey: { key: string; value: string }[] };
+        variable: { key: string; value: string }[];
+        item: { name: string; item: { request: { method: string; url: { path: string[]; query: { key: string }[] }; auth: { type: string } | null } }[] }[];
+      };
+      expect(collection.info).toMatchObject({ name: 'verify-hub engine API', schema: expect.stringContaining('v2.1.0') });
+      expect(collection.auth.type).toBe('apikey');
+      expect(Object.fromEntries(collection.auth.apikey.map((p) => [p.key, p.value]))).toEqual({ key: 'X-API-Key', value: '{{apiKey}}', in: 'header' });
+      expect(collection.variable).toContainEqual(expect.objectContaining({ key: 'apiKey', value: '' }));
+      const requests = collection.item.flatMap((folder) => folder.item.map((i) => i.request));
+      const verifyRequest = requests.find((r) => r.url.path.join('/') === 'api/v1/verify')!;
+      expect(verifyRequest).toMatchObject({ method: 'GET', url: { query: [expect.objectContaining({ key: 'email' })] } });
+      expect(verifyRequest.auth?.type ?? 'inherit').not.toBe('noauth'); // inherits the collection's API-key auth
+      expect(requests.find((r) => r.url.path.join('/') === 'healthz')!.auth).toEqual({ type: 'noauth' });
+      expect(text).not.toContain(key);
+      expect(text).not.toMatch(/vh_[A-Za-z0-9_-]{43}/);
+      // cached: the same collection again
+      expect(await (await get('/postman.json')).text()).toBe(text);
     });
 
     it('/healthz reports Redis and DNS', async () => {
@@ -262,5 +331,11 @@ describe('engine HTTP API', () => {
       expect(JSON.stringify(Object.fromEntries(res.headers))).not.toContain(key);
       expect(await res.text()).not.toContain(key);
     });
+  });
+
+  it('validated answers of every described status of the verify operation on the way (runs last)', () => {
+    const statuses = new Set(proxy.answers.filter((a) => a.path === '/api/v1/verify').map((a) => a.status));
+    expect([...statuses].sort()).toEqual([200, 400, 401, 429]);
+    expect(proxy.invalid()).toEqual([]);
   });
 });

@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
-import { normalizeEmail, toWireResponse, type Logger, type Verifier } from '@verify-hub/core';
+import { normalizeEmail, type Logger, type Verifier } from '@verify-hub/core';
+import { engineAnswer } from './answer';
 import { quotaResetAt, type KeyRecord, type KeyStore } from './key-store';
 import type { EngineMetrics } from './metrics';
+import { postmanCollection, type PostmanCollection } from './postman';
 import type { AccountRateLimiter } from './rate-limit';
 
 export interface EngineAppDeps {
@@ -28,8 +30,9 @@ const epochSeconds = (ms: number) => String(Math.ceil(ms / 1000));
 
 /**
  * The engine's HTTP API (DESIGN.md §1): `GET /api/v1/verify` behind `X-API-Key`, per-account rate limit
- * and monthly quota with `X-RateLimit-*` headers on every authenticated answer, `/openapi.yaml`,
- * `/healthz` and `/metrics`.
+ * and monthly quota with `X-RateLimit-*` headers on every authenticated answer, `/openapi.yaml` and the
+ * Postman collection made from it (`/postman.json`), `/healthz` and `/metrics`. Every answer is described
+ * by openapi.yaml, and the engine tests validate each one they get against it.
  */
 export function createEngineApp(deps: EngineAppDeps): express.Express {
   const { verifier, store, rateLimiter, metrics, redis, logger } = deps;
@@ -56,6 +59,18 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
 
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(openapi);
+  });
+
+  // Generated from the description at the first request, then kept (the converter takes a few hundred ms).
+  let collection: Promise<PostmanCollection> | undefined;
+  app.get('/postman.json', async (_req, res) => {
+    collection ??= postmanCollection(openapi);
+    try {
+      res.json(await collection);
+    } catch (error) {
+      collection = undefined;
+      throw error;
+    }
   });
 
   app.get('/api/v1/verify', async (req, res) => {
@@ -88,14 +103,10 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
       return;
     }
     const email = req.query.email;
-    if (typeof email !== 'string' || email.trim() === '') {
+    const problem = emailProblem(email);
+    if (problem !== null || typeof email !== 'string') {
       metrics.rejected.inc({ code: 'INVALID_REQUEST' });
-      res.status(400).json({ error: 'email: required query parameter', code: 'INVALID_REQUEST' });
-      return;
-    }
-    if (email.length > MAX_EMAIL_LENGTH) {
-      metrics.rejected.inc({ code: 'INVALID_REQUEST' });
-      res.status(400).json({ error: `email: longer than ${MAX_EMAIL_LENGTH} characters`, code: 'INVALID_REQUEST' });
+      res.status(400).json({ error: `email: ${problem ?? 'must be a string'}`, code: 'INVALID_REQUEST', field: 'email' });
       return;
     }
     const billable = normalizeEmail(email).ok;
@@ -116,7 +127,7 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
       const remaining = Math.max(0, limits.monthlyQuota - (reserved && verification.billable ? reserved : used));
       res.set('X-Quota-Remaining', String(remaining));
       metrics.verifications.inc({ risk: verification.risk });
-      res.json(toWireResponse(verification));
+      res.json(engineAnswer(verification));
     } catch (error) {
       if (reserved) await store.refundCredit(key.account).catch(() => undefined);
       metrics.errors.inc();
@@ -139,6 +150,19 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
   return app;
 }
 
+/**
+ * Why the `email` query parameter cannot be verified (400), or null. An address that is there but not
+ * valid is not a bad request: it is answered 200, `invalid` / `syntax`, and not billed.
+ */
+function emailProblem(email: unknown): string | null {
+  if (email === undefined) return 'required';
+  if (Array.isArray(email)) return `give one address, not ${email.length}`;
+  if (typeof email !== 'string') return 'must be a string';
+  if (email.trim() === '') return 'required (it is empty)';
+  if (email.length > MAX_EMAIL_LENGTH) return `longer than ${MAX_EMAIL_LENGTH} characters`;
+  return null;
+}
+
 function routeLabel(req: Request): string {
-  return ['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml'].includes(req.path) ? req.path : 'other';
+  return ['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml', '/postman.json'].includes(req.path) ? req.path : 'other';
 }
