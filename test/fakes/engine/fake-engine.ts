@@ -96,8 +96,8 @@ const DEFAULT_KEY = 'test-engine-key';
 export function defaultBehaviour(email: string): ResultBehaviour {
   const local = email.split('@')[0]?.toLowerCase() ?? '';
   for (const risk of ['invalid', 'risky', 'unknown'] as const) if (local.startsWith(risk)) return { kind: 'result', risk };
-  if (local.startsWith('disposable')) return { kind: 'result', risk: 'risky', reason: 'disposable', flags: { disposable: true, catchAll: false, smtpCheck: 'deliverable' } };
-  if (local.startsWith('notchecked')) return { kind: 'result', risk: 'risky', reason: 'smtp_not_checked', flags: { catchAll: false, smtpCheck: 'not_checked' } };
+  if (local.startsWith('disposable')) return { kind: 'result', risk: 'risky', flags: { disposable: true, catchAll: false, smtpCheck: 'deliverable' } };
+  if (local.startsWith('notchecked')) return { kind: 'result', risk: 'risky', flags: { catchAll: false, smtpCheck: 'not_checked' } };
   return { kind: 'result', risk: 'safe' };
 }
 
@@ -157,7 +157,7 @@ export function resultBody(email: string, b: ResultBehaviour, fieldSet: FieldSet
   }
   if (fieldSet === 'A' || fieldSet === 'AB') {
     Object.assign(body, {
-      valid: risk === 'unknown' ? null : flags.syntax !== false && flags.mx !== false,
+      valid: flags.syntax !== false && flags.mx !== false,
       deliverable: risk === 'unknown' ? null : risk !== 'invalid',
       disposable: flags.disposable,
       role_based: flags.roleAccount,
@@ -166,7 +166,9 @@ export function resultBody(email: string, b: ResultBehaviour, fieldSet: FieldSet
       smtp_valid: smtpValid(flags.smtpCheck),
     });
   }
-  if (extensions || b.reason !== undefined) body.reason = b.reason ?? REASONS[risk];
+  if (extensions || b.reason !== undefined) {
+    body.reason = b.reason ?? (risk === 'risky' && flags.disposable ? 'disposable' : risk === 'risky' && flags.smtpCheck === 'not_checked' ? 'smtp_not_checked' : REASONS[risk]);
+  }
   if (extensions) Object.assign(body, { checked_at: new Date().toISOString(), billable: risk !== 'unknown' });
   return { ...body, ...b.fields };
 }
