@@ -258,8 +258,9 @@ export interface components {
             /** @description Field set A. The address is valid (risk is not `invalid`); `null` when the risk is `unknown`. */
             valid: boolean | null;
             /**
-             * @description Field set A. The address can receive mail: the SMTP answer when there was one, `true` for a safe
-             *     result, `false` for an invalid one, otherwise `null`.
+             * @description Field set A. The address can receive mail: `false` for an invalid result, `null` for an unknown
+             *     one; otherwise whether the mail server accepted the mailbox, or `true` for a safe result that no
+             *     SMTP conversation decided (`null` for a risky one).
              */
             deliverable: boolean | null;
             /**
@@ -573,6 +574,8 @@ export interface operations {
                         auth?: Record<string, never>;
                         /** @description Collection variables (`baseUrl`, `apiKey`). */
                         variable?: Record<string, never>[];
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
