@@ -1,4 +1,4 @@
-import { ConfigError, EngineClient, type Config, type Verifier } from '@verify-hub/core';
+import { ConfigError, createLogger, EngineClient, type Config, type Verifier } from '@verify-hub/core';
 import { LocalEngine, engineOptionsFromConfig } from '@verify-hub/engine';
 
 export interface ChosenEngine {
@@ -17,7 +17,13 @@ export interface ChosenEngine {
 export function engineFromConfig(config: Config): ChosenEngine {
   if (config.ENGINE_URL) {
     if (!config.ENGINE_API_KEY) throw new ConfigError('ENGINE_API_KEY', 'is required when ENGINE_URL is set');
-    const verifier = new EngineClient({ baseUrl: config.ENGINE_URL, apiKey: config.ENGINE_API_KEY, timeoutMs: config.ENGINE_TIMEOUT_MS });
+    const verifier = new EngineClient({
+      baseUrl: config.ENGINE_URL,
+      apiKey: config.ENGINE_API_KEY,
+      timeoutMs: config.ENGINE_TIMEOUT_MS,
+      // stderr: stdout carries the command's own output (the clean summary, --json answers).
+      logger: createLogger({ name: 'engine-client', level: config.LOG_LEVEL, destination: process.stderr }),
+    });
     return { verifier, kind: 'remote', label: `engine at ${config.ENGINE_URL}` };
   }
   if (config.ENGINE_API_KEY) throw new ConfigError('ENGINE_URL', 'is required when ENGINE_API_KEY is set (or unset the key to use the local engine)');

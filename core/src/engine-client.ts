@@ -9,7 +9,7 @@ import {
   VerifyHubError,
 } from './errors';
 import { normalizeEmail } from './normalize';
-import { createLogger, type Logger } from './logger';
+import type { Logger } from './logger';
 import { isQuota429, readRateLimitHeaders } from './rate-limit';
 import { backoffDelay, shouldRetry, sleep } from './retry';
 import type { Verifier, VerifyOptions } from './verifier';
@@ -31,11 +31,16 @@ export interface EngineClientOptions {
   /** Injectable for tests, proxies and hosts with their own HTTP helper (Zapier's z.request, n8n's helpers). */
   fetch?: typeof fetch;
   random?: () => number;
-  /** Where a field of an answer that had to be dropped is reported (default: a pino logger). */
+  /**
+   * Where a field of an answer that had to be dropped is reported. The default is a Node process warning:
+   * core's client also runs inside the Zapier and n8n bundles, which must not carry a logging library.
+   */
   logger?: Pick<Logger, 'warn'>;
 }
 
-let defaultLogger: Logger | undefined;
+const processWarnings: Pick<Logger, 'warn'> = {
+  warn: (fields: unknown, message?: string) => process.emitWarning(`${message ?? ''} ${JSON.stringify(fields)}`.trim(), 'VerifyHubEngineAnswer'),
+};
 
 /** The service's hosted engine: the default base URL of the Zapier app, the n8n credential and the MCP server. */
 export const HOSTED_ENGINE_URL = 'https://api.verify-hub.com';
@@ -127,8 +132,7 @@ export class EngineClient implements Verifier {
       const reading = readEngineAnswer(safeJson(text), email, normalized);
       const requestId = requestIdOf(response);
       if (reading.warnings.length > 0) {
-        const logger = this.options.logger ?? (defaultLogger ??= createLogger({ name: 'engine-client' }));
-        logger.warn({ requestId, fields: reading.warnings }, `engine answer: dropped ${reading.warnings.map((w) => w.field).join(', ')} (kept the verdict)`);
+        (this.options.logger ?? processWarnings).warn({ requestId, fields: reading.warnings }, `engine answer: dropped ${reading.warnings.map((w) => w.field).join(', ')} (kept the verdict)`);
       }
       if (!reading.ok) throw new EngineResponseError(`engine answer is not a verification result: ${reading.problem}`, { status: 200, requestId });
       return reading.verification;

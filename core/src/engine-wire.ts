@@ -177,8 +177,35 @@ function riskFromFieldSetA(r: Read, checks: Checks): { risk: Risk; reason: strin
   return { risk: 'unknown', reason: 'unknown' };
 }
 
-function defaultReason(risk: Risk): string {
-  return { safe: 'deliverable', risky: 'risky', invalid: 'undeliverable', unknown: 'unknown' }[risk];
+/**
+ * The reason code when the answer sends none (field set B has no reason): worked out from the risk and
+ * the checks, so "disposable" or "no MX" is not flattened to "risky" or "undeliverable".
+ */
+function reasonFromChecks(risk: Risk, c: Checks): string {
+  const smtp = c.smtpCheck;
+  switch (risk) {
+    case 'safe':
+      return 'deliverable';
+    case 'invalid':
+      if (c.syntax === false) return 'syntax';
+      if (c.mx === false) return 'no_mx';
+      if (smtp === 'undeliverable' || c.smtp === false) return 'mailbox_not_found';
+      return 'undeliverable';
+    case 'risky':
+      if (c.disposable) return 'disposable';
+      if (c.spamTrapRisk === 'high') return 'spam_trap';
+      if (c.catchAll || smtp === 'catch_all') return 'catch_all';
+      if (smtp === 'mailbox_full') return 'mailbox_full';
+      if (c.roleAccount) return 'role_account';
+      return 'risky';
+    case 'unknown':
+      if (smtp === 'timeout') return 'smtp_timeout';
+      if (smtp === 'greylisted') return 'greylisted';
+      if (smtp === 'blocked') return 'smtp_blocked';
+      if (smtp === 'unreachable') return 'smtp_unreachable';
+      if (smtp === 'temporary_failure') return 'smtp_temporary_failure';
+      return 'unknown';
+  }
 }
 
 /** Engines sometimes send `Mailbox Not Found` or `mailbox-not-found`: fold to snake_case. */
@@ -233,7 +260,7 @@ export function readEngineAnswer(body: unknown, email: string, normalized: strin
     normalized,
     score: r.score ?? FIELD_SET_A_SCORES[risk],
     risk,
-    reason: normalizeReason(r.reason ?? fromA?.reason ?? defaultReason(risk)),
+    reason: normalizeReason(r.reason ?? fromA?.reason ?? reasonFromChecks(risk, checks)),
     checks,
     ...(deliverability ? { deliverability } : {}),
     checkedAt: r.checked_at ? new Date(r.checked_at).toISOString() : now.toISOString(),

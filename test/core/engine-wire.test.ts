@@ -64,7 +64,7 @@ describe('field set B as published', () => {
   it('reads the flags of a disposable, role, catch-all address', () => {
     const v = map({ ...PUBLISHED_B, risk: 'risky', score: 20, smtp_check: 'catch_all', is_disposable: true, is_role_account: true, is_catch_all: true, is_free_provider: false });
     expect(v.checks).toMatchObject({ disposable: true, roleAccount: true, catchAll: true, freeProvider: false, smtp: true, smtpCheck: 'catch_all' });
-    expect(v).toMatchObject({ risk: 'risky', score: 20, reason: 'risky' });
+    expect(v).toMatchObject({ risk: 'risky', score: 20, reason: 'disposable' });
   });
 
   it.each([
@@ -98,6 +98,24 @@ describe('field set B as published', () => {
       authentication: { spf: 'hardfail-ish', dkim: 'selector2', dmarc: 'p=reject; pct=50' },
       blacklist: { listed: null, listedCount: null, totalChecks: null },
     });
+  });
+
+  it.each([
+    [{ risk: 'invalid', mx_found: false }, 'no_mx'],
+    [{ risk: 'invalid', syntax_valid: false }, 'syntax'],
+    [{ risk: 'invalid', mx_found: true, smtp_check: 'undeliverable' }, 'mailbox_not_found'],
+    [{ risk: 'invalid' }, 'undeliverable'],
+    [{ risk: 'risky', is_catch_all: true }, 'catch_all'],
+    [{ risk: 'risky', smtp_check: 'mailbox_full' }, 'mailbox_full'],
+    [{ risk: 'risky', is_role_account: true }, 'role_account'],
+    [{ risk: 'risky', spam_trap_risk: 'high' }, 'spam_trap'],
+    [{ risk: 'risky' }, 'risky'],
+    [{ risk: 'unknown', smtp_check: 'timeout' }, 'smtp_timeout'],
+    [{ risk: 'unknown', smtp_check: 'greylisted' }, 'greylisted'],
+    [{ risk: 'unknown', smtp_check: 'probably_ok' }, 'unknown'],
+    [{ risk: 'safe' }, 'deliverable'],
+  ] as const)('without a reason field, %j reads as reason %s', (body, reason) => {
+    expect(map({ score: 50, ...body }).reason).toBe(reason);
   });
 
   it('never bills an unknown, even if the engine says billable', () => {
