@@ -118,7 +118,8 @@ describe('MCP server over Streamable HTTP (SDK client against the fake engine)',
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ email: 'invalid.someone@explain.test', verdict: 'do_not_send' });
     expect(textOf(result)).toMatch(/invalid.*do not send/i);
-    expect(textOf(result)).toContain('the address cannot receive mail');
+    expect(textOf(result)).toContain('the mail server says this mailbox does not exist');
+    expect(textOf(result)).toContain('The mail server refused the mailbox.');
     expect(textOf(result)).toContain('The mail server refused the mailbox.');
   });
 

@@ -68,7 +68,7 @@ describe('Email Verification node: Verify', () => {
       pairedItem: { item: 0 },
     });
     // The fake answers field set B exactly as published: no reason code, so core's default for invalid.
-    expect(out[0]![1]).toMatchObject({ json: { id: 2, risk: 'invalid', reason: 'undeliverable', checks: { smtp: false, smtpCheck: 'undeliverable' } }, pairedItem: { item: 1 } });
+    expect(out[0]![1]).toMatchObject({ json: { id: 2, risk: 'invalid', reason: 'mailbox_not_found', checks: { smtp: false, smtpCheck: 'undeliverable' } }, pairedItem: { item: 1 } });
     expect(engine.requests.filter((r) => r.email?.endsWith('@merge.test')).every((r) => r.keyMatched)).toBe(true);
     expect(urls.every((u) => !u.includes(engine.apiKey))).toBe(true);
   });

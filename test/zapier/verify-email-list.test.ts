@@ -70,7 +70,7 @@ describe('Zapier app: Verify Email List', () => {
       ['a@example.com', 'safe', 'deliverable'],
       ['hangs@example.com', 'unknown', 'time_budget_exceeded'],
       ['slow@example.com', 'unknown', 'time_budget_exceeded'],
-      ['invalid.b@example.com', 'invalid', 'undeliverable'], // field set B carries no reason code: core's default for invalid
+      ['invalid.b@example.com', 'invalid', 'mailbox_not_found'], // field set B carries no reason code: core reads it from smtp_check
     ]);
     expect(result.results[1]).toMatchObject({ billable: false });
     expect(result.results[1]!.explanation).toMatch(/did not finish within the time Zapier allows.*not billed/);

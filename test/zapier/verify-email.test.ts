@@ -47,7 +47,7 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
     engine.options.fieldSet = 'B';
     const unknown = await appTester(verify, { authData, inputData: { email: 'unknown.greylist@example.com' } });
     expect(unknown).toMatchObject({ risk: 'unknown', billable: false, checks: { smtp: null, smtpCheck: 'timeout' } });
-    expect(unknown.explanation).toMatch(/^Unknown: no verdict was reached\. This result was not billed; try again later/);
+    expect(unknown.explanation).toMatch(/^Unknown: the mail server did not answer in time\. This result was not billed; try again later/);
     expect(unknown.explanation).not.toMatch(/not checked/);
     expect(engine.billed).toBe(1);
   });
