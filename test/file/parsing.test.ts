@@ -100,13 +100,16 @@ describe('reading delimited files', () => {
     expect(out.rows.slice(1).map((r) => r[0])).toEqual(['1', '3', '6']);
   });
 
-  it('reports a record that swallowed several lines at the line it starts on', async () => {
+  it('a quote that would swallow several lines costs only its own line: the well-formed lines after it are read', async () => {
     const input = tmp.file('span.csv');
     await writeFile(input, 'a,email\n\n1,x@example.com\n\n\n3,"4\n5,6\n\n"7,8\n9,y@example.com\n');
     const connector = new FileConnector({ input });
     const contacts = await contactsOf(connector);
-    expect(contacts.map((c) => c.email)).toEqual(['x@example.com', 'y@example.com']);
-    expect(connector.problems).toEqual([{ line: 6, message: expect.stringMatching(/lines 6-9/) }]);
+    expect(contacts.map((c) => [c.id, c.email])).toEqual([['1', 'x@example.com'], ['2', '6'], ['3', 'y@example.com']]);
+    expect(connector.problems).toEqual([
+      { line: 6, message: expect.stringMatching(/runs over lines 6-9/) },
+      { line: 9, message: expect.stringMatching(/never closed/) },
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { open } from 'node:fs/promises';
 import { parse, type CsvError } from 'csv-parse';
 import iconv from 'iconv-lite';
@@ -48,6 +49,15 @@ function windows1252Cell(cell: string): string {
   return /[\x80-\x9f]/.test(cell) ? iconv.decode(Buffer.from(cell, 'latin1'), 'win1252') : cell;
 }
 
+/**
+ * UTF-8 is parsed as Latin-1 too, for the same exact byte offsets (a restart after an unclosed quote
+ * must land on the right byte, or rows shift), then decoded. Delimiters and quotes are ASCII, and
+ * no byte of a multi-byte UTF-8 character is ASCII, so the split is the same.
+ */
+function utf8Cell(cell: string): string {
+  return /[\x80-\xff]/.test(cell) ? Buffer.from(cell, 'latin1').toString('utf8') : cell;
+}
+
 interface Position {
   /** Line the parser has reached (lines of the whole file). */
   lines: number;
@@ -57,14 +67,18 @@ interface Position {
   bytes: number;
 }
 
-type ParserEvent = { kind: 'record'; record: string[]; info: Position } | { kind: 'skip'; error: CsvError & Position };
+type ParserEvent = { kind: 'record'; record: string[]; info: Position } | { kind: 'skip'; error: CsvError & Position & { records: number } };
 
 /**
- * Streams the parser's events for the file from byte `start` in the order they fire: records and
- * skipped records interleave exactly as in the file. The parser is paused while the queue is full.
+ * Streams the parser's events for the file from byte `start` in file order. Records reach us through
+ * the readable side (buffered while paused) but a skipped record is an event fired at once, so it can
+ * overtake records still buffered: each skip is held until as many records as it says came before it
+ * (`error.records`) were handed on. The parser is paused while the queue is full.
  */
-async function* parseSegment(path: string, delimiter: string, encoding: TextEncoding, start: number): AsyncGenerator<ParserEvent> {
-  const queue: ParserEvent[] = [];
+async function* parseSegment(path: string, delimiter: string, start: number): AsyncGenerator<ParserEvent> {
+  const records: ParserEvent[] = [];
+  const skips: ParserEvent[] = [];
+  let handedOn = 0;
   let ended = false;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
@@ -75,8 +89,9 @@ async function* parseSegment(path: string, delimiter: string, encoding: TextEnco
   };
   const parser = parse({
     delimiter,
-    encoding: encoding === 'utf8' ? 'utf8' : 'latin1',
-    bom: start === 0,
+    encoding: 'latin1',
+    // The BOM is passed over by the caller: with `bom` the parser would switch to UTF-8 decoding.
+    bom: false,
     info: true,
     // A quote inside an unquoted field (`John "JJ" Doe`) is kept as text: with strict quoting the
     // parser loses good rows after such a field, with relaxed quoting it loses none.
@@ -88,12 +103,12 @@ async function* parseSegment(path: string, delimiter: string, encoding: TextEnco
   });
   const input = createReadStream(path, { start });
   parser.on('data', (item: { record: string[]; info: Position }) => {
-    queue.push({ kind: 'record', record: item.record, info: item.info });
-    if (queue.length >= 512) parser.pause();
+    records.push({ kind: 'record', record: item.record, info: item.info });
+    if (records.length >= 512) parser.pause();
     notify();
   });
-  parser.on('skip', (error: CsvError & Position) => {
-    queue.push({ kind: 'skip', error });
+  parser.on('skip', (error: CsvError & Position & { records: number }) => {
+    skips.push({ kind: 'skip', error });
     notify();
   });
   parser.on('end', () => {
@@ -107,16 +122,31 @@ async function* parseSegment(path: string, delimiter: string, encoding: TextEnco
     });
   }
   input.pipe(parser);
+  const skipDue = () => {
+    const next = skips[0];
+    return next?.kind === 'skip' && next.error.records <= handedOn;
+  };
   try {
     for (;;) {
-      const event = queue.shift();
+      if (skipDue()) {
+        yield skips.shift()!;
+        continue;
+      }
+      const event = records.shift();
       if (event) {
-        if (queue.length < 128 && parser.isPaused()) parser.resume();
+        if (records.length < 128 && parser.isPaused()) parser.resume();
+        handedOn++;
         yield event;
         continue;
       }
       if (failure) throw failure;
-      if (ended) return;
+      if (ended) {
+        // Every record was handed on: what is left came after the last one.
+        const rest = skips.shift();
+        if (!rest) return;
+        yield rest;
+        continue;
+      }
       if (parser.isPaused()) parser.resume();
       await new Promise<void>((resolve) => (wake = resolve));
     }
@@ -154,18 +184,59 @@ async function pastNextLine(path: string, offset: number): Promise<{ offset: num
   }
 }
 
-function describe(error: CsvError): string {
-  return error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quote opened on this line is never closed: the line is left out' : error.message;
+/** 3 when the file starts with a UTF-8 byte-order mark (reading starts after it), else 0. */
+async function utf8BomLength(path: string): Promise<number> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(3);
+    const { bytesRead } = await handle.read(head, 0, 3, 0);
+    return bytesRead === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  } finally {
+    await handle.close();
+  }
 }
+
+/** The text of bytes [from, to) of the file (a broken record, for the rejected-rows file), blank lines and the line break cut. */
+async function readRange(path: string, from: number, to: number, encoding: TextEncoding): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.max(0, to - from));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    const bytes = buffer.subarray(0, bytesRead);
+    const text = encoding === 'utf8' ? bytes.toString('utf8') : iconv.decode(bytes, 'win1252');
+    return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\r?\n$/, '');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every non-blank line from byte `offset` as a problem: what is left when a file is given up. */
+async function* remainingLines(path: string, offset: number, firstLine: number, encoding: TextEncoding, message: string): AsyncGenerator<SourceItem> {
+  const stream = createReadStream(path, { start: offset });
+  const lines = createInterface({ input: encoding === 'utf8' ? stream : stream.pipe(iconv.decodeStream('win1252')), crlfDelay: Infinity });
+  let line = firstLine;
+  try {
+    for await (const text of lines) {
+      if (text.trim() !== '') yield { kind: 'problem', line, message, raw: text };
+      line++;
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+}
+
+const UNCLOSED = 'a quote opened on this line is never closed: the line is left out';
 
 /**
  * Streams the records of a delimited file in file order, each broken record as a `problem` at the line
- * where it starts, without stopping: a record with another number of fields than the header is
- * reported; a quote that is never closed (which would swallow the rest of the file) costs only its
- * own line: reading starts again on the next line.
+ * where it starts (with its text, `raw`), without stopping: a record with another number of fields
+ * than the header is reported; a quote that is never closed (which would swallow the rest of the
+ * file), or one that makes several lines into one record of the wrong width, costs only its own line:
+ * reading starts again on the next line. After `MAX_RESTARTS`, each line left is reported as it is.
  */
 export async function* readCsv(path: string, delimiter: string, encoding: TextEncoding = 'utf8'): AsyncGenerator<SourceItem> {
-  let start = 0;
+  let start = await utf8BomLength(path);
   let lineBase = 0;
   let width: number | undefined;
   for (let restarts = 0; ; restarts++) {
@@ -173,39 +244,44 @@ export async function* readCsv(path: string, delimiter: string, encoding: TextEn
     let lastLine = lineBase;
     let lastEmpty = 0;
     let lastByte = start;
-    let unclosedQuote = false;
+    let restart: string | undefined;
     const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
-    for await (const event of parseSegment(path, delimiter, encoding, start)) {
+    for await (const event of parseSegment(path, delimiter, start)) {
       if (event.kind === 'record') {
         const { record, info } = event;
         if (width === undefined) width = record.length;
-        if (record.length === width) yield { kind: 'record', cells: encoding === 'utf8' ? record : record.map(windows1252Cell), line: startLine(info) };
-        else {
-          const first = startLine(info);
-          const span = lineBase + info.lines > first ? ` (a record over lines ${first}-${lineBase + info.lines})` : '';
-          yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}${span}` };
+        const first = startLine(info);
+        if (record.length === width) yield { kind: 'record', cells: record.map(encoding === 'utf8' ? utf8Cell : windows1252Cell), line: first };
+        else if (lineBase + info.lines > first) {
+          // A quote made several lines one record: the good rows after its line are read again.
+          restart = `a quote opened on this line runs over lines ${first}-${lineBase + info.lines} and makes a record of ${record.length} fields instead of ${width}: the line is left out`;
+          break;
+        } else {
+          const raw = await readRange(path, lastByte, start + info.bytes, encoding);
+          yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}`, raw };
         }
         lastLine = lineBase + info.lines;
         lastEmpty = info.empty_lines;
         lastByte = start + info.bytes;
       } else if (event.error.code === 'CSV_QUOTE_NOT_CLOSED') {
-        unclosedQuote = true;
+        restart = UNCLOSED;
         break;
       } else {
-        yield { kind: 'problem', line: startLine(event.error), message: describe(event.error) };
+        const raw = await readRange(path, lastByte, start + event.error.bytes, encoding);
+        yield { kind: 'problem', line: startLine(event.error), message: event.error.message, raw };
         lastLine = lineBase + event.error.lines;
         lastEmpty = event.error.empty_lines;
         lastByte = start + event.error.bytes;
       }
     }
-    if (!unclosedQuote) return;
+    if (restart === undefined) return;
     const next = await pastNextLine(path, lastByte);
     const brokenLine = lastLine + next.blankLines + 1;
     if (restarts >= MAX_RESTARTS) {
-      yield { kind: 'problem', line: brokenLine, message: `a quote opened on this line is never closed: too many broken lines, the rest of the file from here is left out` };
+      yield* remainingLines(path, lastByte, lastLine + 1, encoding, 'not read: too many broken lines before this one (fix the quotes above and clean the file again)');
       return;
     }
-    yield { kind: 'problem', line: brokenLine, message: describe({ code: 'CSV_QUOTE_NOT_CLOSED' } as CsvError) };
+    yield { kind: 'problem', line: brokenLine, message: restart, raw: await readRange(path, lastByte, next.offset, encoding) };
     start = next.offset;
     lineBase = brokenLine;
   }

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import {
   InputError,
   VerifyHubError,
@@ -52,11 +52,22 @@ export interface FileSummary extends OutputTotals {
   output: string;
   removedOutput: string;
   summaryOutput: string;
+  /** The records that could not be read, each with its line, reason and text (CSV). */
+  rejectedOutput: string;
   dryRun: boolean;
   problems: FileProblem[];
 }
 
 const SAMPLE_SIZE = 5;
+
+/**
+ * The summary as the JSON file has it: file names, never the folders they are in. The file travels
+ * (a hub serves it as a download) and a server's paths are not the reader's business.
+ */
+function withFileNames(summary: FileSummary): FileSummary {
+  const { input, output, removedOutput, summaryOutput, rejectedOutput } = summary;
+  return { ...summary, input: basename(input), output: basename(output), removedOutput: basename(removedOutput), summaryOutput: basename(summaryOutput), rejectedOutput: basename(rejectedOutput) };
+}
 
 /**
  * A Connector over one CSV/TSV/.xlsx file. `pull()` pages through the rows; `write()` streams the
@@ -92,7 +103,7 @@ export class FileConnector implements Connector {
     } catch (error) {
       problems.push(`input: cannot read ${this.options.input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    for (const field of ['output', 'removedOutput', 'summaryOutput'] as const) {
+    for (const field of ['output', 'removedOutput', 'summaryOutput', 'rejectedOutput'] as const) {
       const dir = dirname(this.options[field]);
       try {
         await access(dir, constants.W_OK);
@@ -181,12 +192,13 @@ export class FileConnector implements Connector {
     await this.reader?.close();
     this.reader = undefined;
     const totals = await output.finish();
-    const { input, output: cleaned, removedOutput, summaryOutput } = this.options;
+    const { input, output: cleaned, removedOutput, summaryOutput, rejectedOutput } = this.options;
     const summary: FileSummary = {
       input,
       output: cleaned,
       removedOutput,
       summaryOutput,
+      rejectedOutput,
       dryRun: output.dryRun,
       rows: totals.rows,
       counts: totals.counts,
@@ -194,9 +206,10 @@ export class FileConnector implements Connector {
       skipped: totals.skipped,
       duplicateRows: totals.duplicateRows,
       credits: overrides.credits ?? totals.credits,
+      rejected: totals.rejected,
       problems: this.problems,
     };
-    if (!output.dryRun) await writeFile(summaryOutput, `${JSON.stringify(summary, null, 2)}\n`);
+    if (!output.dryRun) await writeFile(summaryOutput, `${JSON.stringify(withFileNames(summary), null, 2)}\n`);
     this.summary = summary;
     return summary;
   }
