@@ -25,6 +25,8 @@ export interface RunCounters {
   credits: number;
   /** Contacts whose address was rejected locally (empty, no @, too long): written as invalid, no engine call, no credit. */
   rejected?: number;
+  /** Records of the source that could not be read at all (a file's broken rows; in `skipped` too): a file run lists them in its rejected-rows file. */
+  unreadable?: number;
 }
 
 export interface RunOptions {

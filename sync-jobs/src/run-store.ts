@@ -4,9 +4,9 @@ import type { ReportRow, RunBreakdown, RunCounters, RunOptions, RunProgress, Run
 import { Keys } from './keys';
 import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
 
-export const COUNTER_NAMES = ['pulled', 'skipped', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
+export const COUNTER_NAMES = ['pulled', 'skipped', 'unreadable', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
 
-export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped: 0, cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 });
+export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped: 0, unreadable: 0, cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 });
 
 export const FINISHED: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 

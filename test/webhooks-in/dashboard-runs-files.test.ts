@@ -142,9 +142,10 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     expect(res.status).toBe(202);
     const runId = res.body.run.id as string;
     expect(res.headers.location).toBe(`/api/runs/${runId}`);
-    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: `file:${join(h.uploadDir, id, 'start.csv')}`, options: { maxCredits: 100 }, progress: { percent: 0 } });
+    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: 'file:start.csv', options: { maxCredits: 100 }, progress: { percent: 0 } });
     expect(res.body.upload).toEqual({ id, name: 'start.csv', bytes: Buffer.byteLength(csv), rows: 6, columns: ['Name', 'Work email', 'Home email'], emailColumn: 'Work email' });
-    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, summary: `/api/runs/${runId}/files/summary` });
+    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, rejected: `/api/runs/${runId}/files/rejected`, summary: `/api/runs/${runId}/files/summary` });
+    expect(JSON.stringify(res.body)).not.toContain(h.uploadDir);
 
     await runs().settle();
     const removed = await request(h.hub.app).get(res.body.links.removed).set(bearer).buffer(true);

@@ -16,11 +16,18 @@ import {
 import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
-import { resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
+import { recheckOutputs, resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
 import { OrderedOutput, type OutputTotals } from './ordered-output';
 
 /** The scope kind a file connector reads (`all` is accepted as a synonym): the whole file. */
 export const FILE_SCOPE = 'file';
+
+/**
+ * `recheck:<runId>`: the whole file again, for a re-check of that run's unknown rows. Results still
+ * fresh in the cache cost nothing, unknowns are never cached, so they are what gets verified again;
+ * the outputs are new files (`recheckOutputs`), never the first run's.
+ */
+export const RECHECK_SCOPE = 'recheck';
 
 export interface FileInspection {
   /** A name per column: the header text, or `column_N` where it is blank or the file has no header. */
@@ -75,7 +82,8 @@ function withFileNames(summary: FileSummary): FileSummary {
  */
 export class FileConnector implements Connector {
   readonly platform = 'file';
-  readonly options: ResolvedOptions;
+  options: ResolvedOptions;
+  private runId?: string;
   private inspection?: Promise<{ layout: FileLayout; info: FileInspection }>;
   private reader?: DataRows;
   private pulling: Promise<unknown> = Promise.resolve();
@@ -84,8 +92,13 @@ export class FileConnector implements Connector {
   private summary?: FileSummary;
   private readonly problemsByLine = new Map<number, string>();
 
-  constructor(options: FileConnectorOptions) {
-    this.options = resolveOptions(options);
+  constructor(private readonly rawOptions: FileConnectorOptions) {
+    this.options = resolveOptions(rawOptions);
+  }
+
+  /** The run this connector works for (the pipeline says so): names a re-check's outputs. */
+  bindRun(runId: string): void {
+    this.runId = runId;
   }
 
   /** Rows that could not be parsed (and other row problems), by line number, from every read so far. */
@@ -127,7 +140,8 @@ export class FileConnector implements Connector {
   }
 
   private async pullPage(scope: Scope, cursor?: string): Promise<Page> {
-    if (scope.kind !== FILE_SCOPE && scope.kind !== 'all') throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}", not "${scope.kind}"`);
+    if (scope.kind === RECHECK_SCOPE) this.useRecheckOutputs();
+    else if (scope.kind !== FILE_SCOPE && scope.kind !== 'all') throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}" or "${RECHECK_SCOPE}:<run id>", not "${scope.kind}"`);
     if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InputError('cursor', `"${cursor}" is not a file cursor (a row count)`);
     const { layout } = await this.layout();
     const start = cursor === undefined ? 0 : Number(cursor);
@@ -223,6 +237,13 @@ export class FileConnector implements Connector {
     this.reader = undefined;
     const output = await this.outputStart?.catch(() => undefined);
     await output?.abort();
+  }
+
+  /** A re-check writes new files; decided before the first write, the same way by every pull. */
+  private useRecheckOutputs(): void {
+    if (!this.runId) throw new InputError('scope', `a re-check of a file needs the run it belongs to: start it with \`verify-hub runs recheck <run id>\``);
+    if (this.outputStart) return;
+    this.options = recheckOutputs(resolveOptions(this.rawOptions), this.runId);
   }
 
   private startOutput(dryRun: boolean): Promise<OrderedOutput> {

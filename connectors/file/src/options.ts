@@ -108,3 +108,13 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   if (new Set(paths).size !== paths.length) throw new InputError('output', 'the input, cleaned, removed, rejected-rows and summary files must be five different paths');
   return resolved;
 }
+
+/**
+ * Where a re-check run writes: beside each output of the run it re-checks, with `.recheck-<runId>`
+ * before the extension, so the files of the run it re-checks are never written over.
+ */
+export function recheckOutputs(options: ResolvedOptions, runId: string): ResolvedOptions {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(runId)) throw new InputError('runId', 'must be letters, digits, - or _ (it goes in file names)');
+  const tagged = (path: string) => `${join(dirname(path), basename(path, extname(path)))}.recheck-${runId}${extname(path)}`;
+  return { ...options, output: tagged(options.output), removedOutput: tagged(options.removedOutput), summaryOutput: tagged(options.summaryOutput), rejectedOutput: tagged(options.rejectedOutput) };
+}

@@ -12,7 +12,7 @@ import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { RunIdParams, RunOptionsSchema, UploadFields } from '../schemas';
 import { runView } from '../run-view';
-import { outputPath, uploadedInput, type OutputKind } from '../file-outputs';
+import { OUTPUT_KINDS, outputPath, uploadOfRun } from '../file-outputs';
 
 export const UPLOAD_EXTENSIONS = ['.csv', '.tsv', '.txt', '.xlsx'];
 export const DEFAULT_UPLOAD_MAX_BYTES = 64 * 1024 * 1024;
@@ -109,7 +109,16 @@ function refusalOf(error: unknown, settings: UploadSettings): HttpError {
   return new HttpError(400, 'INVALID_INPUT', 'file: cannot be read as CSV or Excel (.xlsx): save it as CSV (UTF-8) or .xlsx and upload it again', 'file');
 }
 
-const OutputParams = z.object({ kind: z.enum(['cleaned', 'removed', 'summary']) });
+/** Where a file run's outputs are downloaded (a re-check run has its own). */
+export const fileLinks = (runId: string) => ({
+  run: `/api/runs/${runId}`,
+  cleaned: `/api/runs/${runId}/files/cleaned`,
+  removed: `/api/runs/${runId}/files/removed`,
+  rejected: `/api/runs/${runId}/files/rejected`,
+  summary: `/api/runs/${runId}/files/summary`,
+});
+
+const OutputParams = z.object({ kind: z.enum(OUTPUT_KINDS) });
 
 /**
  * The bulk-file feature. One code path: an upload is received, inspected and saved as connection
@@ -244,7 +253,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       .json({
         run: runView(run),
         upload: result.upload,
-        links: { run: `/api/runs/${run.id}`, cleaned: `/api/runs/${run.id}/files/cleaned`, removed: `/api/runs/${run.id}/files/removed`, summary: `/api/runs/${run.id}/files/summary` },
+        links: fileLinks(run.id),
       });
   };
 
@@ -320,10 +329,10 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     const { kind } = parseInput(OutputParams, { kind: req.params.kind }, 'params');
     const run = await options.runs.get(id);
     if (!run) throw new HttpError(404, 'NOT_FOUND', `run ${id} not found`);
-    const input = uploadedInput(run, options.uploadDir);
+    const input = await uploadOfRun(run, options.uploadDir, (sourceId) => options.runs.get(sourceId));
     if (!input) throw new HttpError(404, 'NOT_FOUND', `run ${id} is not an uploaded-file run`);
     if (run.status !== 'completed') throw new HttpError(409, 'NOT_READY', `run ${id} is ${run.status}; its files are ready when it completes`);
-    const path = outputPath(input, kind as OutputKind);
+    const path = outputPath(input, kind, run);
     await access(path).catch(() => {
       throw new HttpError(404, 'NOT_FOUND', `run ${id} has no ${kind} file`);
     });
