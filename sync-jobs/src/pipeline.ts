@@ -73,6 +73,8 @@ export interface SyncPipelineOptions {
   freshnessDays?: number;
   /** Attempts of a chunk or page job on errors other than rate limits (default 5). */
   attempts?: number;
+  /** Days a run's record and report are kept after its last change (default 30; VERIFY_HUB_RETENTION_DAYS). */
+  retentionDays?: number;
   logger?: Logger;
 }
 
@@ -113,7 +115,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     this.keys = new Keys(options.prefix ?? 'vh:sync');
     this.redis = createRedis(url);
-    this.store = new RunStore(this.redis, this.keys);
+    this.store = new RunStore(this.redis, this.keys, { retentionDays: options.retentionDays });
     this.opts = {
       chunkConcurrency: options.chunkConcurrency ?? 4,
       verifyConcurrency: options.verifyConcurrency ?? 10,
@@ -172,6 +174,26 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const max = request.options?.maxCredits;
     if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
     if (request.connectionId && !(await this.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
+    await this.checkScope(request);
+  }
+
+  /**
+   * The connector says whether it can read the scope, so an invalid one is refused at start (400, exit
+   * 2) rather than failing the run later: the platform judges its form, then the connection's connector
+   * (which audience `all` means, ...). `recheck:<run>` is the pipeline's own. A connector that cannot be
+   * built here (no token yet...) fails its run as it always did: only the scope is judged now.
+   */
+  private async checkScope(request: StartRunRequest): Promise<void> {
+    const scope = parseScope(request.scope);
+    if (scope.kind === 'recheck') return;
+    this.registry.checkScope(request.platform, scope);
+    let connector: Connector;
+    try {
+      connector = await this.connectorFor(request.platform, request.connectionId);
+    } catch {
+      return;
+    }
+    connector.checkScope?.(scope);
   }
 
   get(id: string): Promise<RunRecord | undefined> {

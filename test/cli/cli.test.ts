@@ -80,6 +80,16 @@ describe('verify-hub CLI', () => {
     expect(await cli('clean', join(dir, 'missing.csv'))).toMatchObject({ code: 2, err: expect.stringMatching(/file: .*missing.csv does not exist/) });
     expect(await cli('runs', 'resume')).toMatchObject({ code: 2, err: expect.stringMatching(/needs a run id/) });
     expect(await cli('sync', 'fake', '--max-credits', '-3')).toMatchObject({ code: 2 });
+    // A scope the connector cannot read is refused at start, naming the field: no run is queued.
+    process.env.HUBSPOT_ACCESS_TOKEN = 'pat-na1-00000000-0000-0000-0000-000000000000';
+    try {
+      const before = (await cli('runs', '--json')).out;
+      expect(await cli('sync', 'hubspot', '--scope', 'segment:12')).toMatchObject({ code: 2, err: expect.stringMatching(/scope: HubSpot scopes are all, list:<id> and changed-since:<ISO time>; got segment/) });
+      expect(await cli('sync', 'hubspot', '--scope', 'list:abc')).toMatchObject({ code: 2, err: expect.stringMatching(/scope: list:<id> needs a numeric HubSpot list id/) });
+      expect((await cli('runs', '--json')).out).toBe(before);
+    } finally {
+      delete process.env.HUBSPOT_ACCESS_TOKEN;
+    }
     expect(await cli('nonsense')).toMatchObject({ code: 2, err: expect.stringMatching(/unknown command/) });
     process.env.REDIS_URL = 'redis://127.0.0.1:1';
     try {

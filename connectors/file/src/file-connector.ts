@@ -67,6 +67,11 @@ export interface FileSummary extends OutputTotals {
 
 const SAMPLE_SIZE = 5;
 
+/** `file` (or `all`) and `recheck:<run id>`; an `InputError` naming `scope` otherwise. */
+export function checkFileScope(scope: Scope): void {
+  if (scope.kind !== FILE_SCOPE && scope.kind !== 'all' && scope.kind !== RECHECK_SCOPE) throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}" or "${RECHECK_SCOPE}:<run id>", not "${scope.kind}"`);
+}
+
 /**
  * The summary as the JSON file has it: file names, never the folders they are in. The file travels
  * (a hub serves it as a download) and a server's paths are not the reader's business.
@@ -94,6 +99,10 @@ export class FileConnector implements Connector {
 
   constructor(private readonly rawOptions: FileConnectorOptions) {
     this.options = resolveOptions(rawOptions);
+  }
+
+  checkScope(scope: Scope): void {
+    checkFileScope(scope);
   }
 
   /** The run this connector works for (the pipeline says so): names a re-check's outputs. */
@@ -140,8 +149,8 @@ export class FileConnector implements Connector {
   }
 
   private async pullPage(scope: Scope, cursor?: string): Promise<Page> {
+    this.checkScope(scope);
     if (scope.kind === RECHECK_SCOPE) this.useRecheckOutputs();
-    else if (scope.kind !== FILE_SCOPE && scope.kind !== 'all') throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}" or "${RECHECK_SCOPE}:<run id>", not "${scope.kind}"`);
     if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InputError('cursor', `"${cursor}" is not a file cursor (a row count)`);
     const { layout } = await this.layout();
     const start = cursor === undefined ? 0 : Number(cursor);

@@ -28,11 +28,14 @@ export interface FileRoutesOptions {
   operations?: ConnectionOperations;
   /** How long a previewed upload that was never started is kept (default 24 hours). */
   abandonedAfterMs?: number;
+  /** How long an upload a run was started over (and its outputs) is kept (default 30 days; VERIFY_HUB_RETENTION_DAYS). */
+  retentionMs?: number;
   now?: () => number;
   logger?: Logger;
 }
 
 export const DEFAULT_ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_UPLOAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Abandoned previews are looked for at most this often (on a preview), so a busy hub does not list its uploads each time. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -118,6 +121,18 @@ export const fileLinks = (runId: string) => ({
   summary: `/api/runs/${runId}/files/summary`,
 });
 
+/**
+ * The multipart parser's own complaints (`Unexpected end of form`, `Malformed part header`, no
+ * boundary) are the sender's broken body: 400 naming `file`. Our refusals and multer's limits keep
+ * their answer; a disk error (it has a syscall) stays a server error.
+ */
+function malformedUpload(error: unknown): unknown {
+  if (error instanceof HttpError || !(error instanceof Error)) return error;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (syscall || (typeof code === 'string' && code.startsWith('LIMIT_'))) return error;
+  return new HttpError(400, 'INVALID_INPUT', 'file: the upload is not a well-formed multipart/form-data body: send the file in the form field "file"', 'file');
+}
+
 const OutputParams = z.object({ kind: z.enum(OUTPUT_KINDS) });
 
 /**
@@ -165,8 +180,12 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     await options.connections?.delete(connectionIdOf(uploadId));
   };
 
-  /** A previewed upload never started is removed after a day: its file holds a marketer's contacts. */
+  /**
+   * A previewed upload never started is removed after a day, one a run was started over (its outputs
+   * with it) after the retention period: the files hold a marketer's contacts.
+   */
   const abandonedAfterMs = options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS;
+  const retentionMs = options.retentionMs ?? DEFAULT_UPLOAD_RETENTION_MS;
   const now = options.now ?? Date.now;
   let lastSweep = -Infinity;
   const sweepAbandoned = async (): Promise<void> => {
@@ -175,15 +194,18 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     for (const record of await options.connections.list()) {
       const uploadId = record.platform === 'file' && record.id.startsWith(FILE_CONNECTION_PREFIX) ? record.id.slice(FILE_CONNECTION_PREFIX.length) : undefined;
       const age = now() - Date.parse(record.createdAt);
-      if (!uploadId || record.settings?.runId || !(age >= abandonedAfterMs) || !UploadIdParams.safeParse({ uploadId }).success) continue;
+      const keptFor = record.settings?.runId ? retentionMs : abandonedAfterMs;
+      if (!uploadId || !(age >= keptFor) || !UploadIdParams.safeParse({ uploadId }).success) continue;
       // One upload that cannot be removed must not refuse the new one: it is tried again at the next sweep.
       await discard(uploadId).catch((error: unknown) => options.logger?.warn({ uploadId, reason: (error as Error).message }, 'could not remove an abandoned upload'));
     }
   };
 
-  // A refused upload (type, size, field) leaves nothing behind: multer removes the partial file, this the folder.
+  // A refused upload (type, size, field, a body that is not multipart) leaves nothing behind: multer
+  // removes the partial file, this the folder.
   const receiveFile: RequestHandler = (req, res, next) => {
-    upload.single('file')(req, res, (error?: unknown) => {
+    upload.single('file')(req, res, (raw?: unknown) => {
+      const error = raw === undefined ? undefined : malformedUpload(raw);
       const uploadId = (req as { uploadId?: string }).uploadId;
       if (!error || !uploadId) return next(error);
       rm(join(options.uploadDir, uploadId), { recursive: true, force: true }).then(() => next(error), () => next(error));
@@ -265,6 +287,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
   // One-shot: upload and start at once.
   router.post('/files', receiveFile, async (req, res) => {
     const { file, uploadId } = requireFile(req);
+    await sweepAbandoned().catch((error: unknown) => options.logger?.warn({ reason: (error as Error).message }, 'could not look for expired uploads'));
     try {
       store();
       const fields = parseInput(UploadFields, req.body ?? {}, 'form');
