@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { parse, type CsvError } from 'csv-parse';
 import iconv from 'iconv-lite';
 import type { SourceItem } from './cells';
@@ -197,17 +197,48 @@ async function utf8BomLength(path: string): Promise<number> {
 }
 
 /** The text of bytes [from, to) of the file (a broken record, for the rejected-rows file), blank lines and the line break cut. */
-async function readRange(path: string, from: number, to: number, encoding: TextEncoding): Promise<string> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(Math.max(0, to - from));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
-    const bytes = buffer.subarray(0, bytesRead);
-    const text = encoding === 'utf8' ? bytes.toString('utf8') : iconv.decode(bytes, 'win1252');
-    return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\r?\n$/, '');
-  } finally {
-    await handle.close();
+async function readRange(handle: FileHandle, from: number, to: number, encoding: TextEncoding): Promise<string> {
+  const buffer = Buffer.alloc(Math.max(0, to - from));
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+  const bytes = buffer.subarray(0, bytesRead);
+  const text = encoding === 'utf8' ? bytes.toString('utf8') : iconv.decode(bytes, 'win1252');
+  return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\r?\n$/, '');
+}
+
+/**
+ * Whether a record's text is quoted as RFC 4180 says: a quote opens a field only at its start, and
+ * closes it only before a delimiter or the end of a line (`""` inside is a quote). Relaxed parsing
+ * accepts more, which is right within one line (`John "JJ" Doe`), but a record over several lines that
+ * is not quoted this way is a quote left open, closed by chance by a stray quote lines later: it
+ * swallowed good rows, it is not a cell holding a line break.
+ */
+function wellQuoted(raw: string, delimiter: string): boolean {
+  let inQuotes = false;
+  let fieldStart = true;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inQuotes) {
+      if (c !== '"') continue;
+      if (raw[i + 1] === '"') {
+        i++;
+        continue;
+      }
+      const next = raw[i + 1];
+      if (next !== undefined && next !== '\r' && next !== '\n' && !raw.startsWith(delimiter, i + 1)) return false;
+      inQuotes = false;
+    } else if (fieldStart && c === '"') {
+      inQuotes = true;
+      fieldStart = false;
+    } else if (raw.startsWith(delimiter, i)) {
+      fieldStart = true;
+      i += delimiter.length - 1;
+    } else if (c === '\r' || c === '\n') {
+      return false; // a line break outside quotes, inside one record
+    } else {
+      fieldStart = false;
+    }
   }
+  return !inQuotes;
 }
 
 /** Every non-blank line from byte `offset` as a problem: what is left when a file is given up. */
@@ -232,57 +263,66 @@ const UNCLOSED = 'a quote opened on this line is never closed: the line is left 
  * Streams the records of a delimited file in file order, each broken record as a `problem` at the line
  * where it starts (with its text, `raw`), without stopping: a record with another number of fields
  * than the header is reported; a quote that is never closed (which would swallow the rest of the
- * file), or one that makes several lines into one record of the wrong width, costs only its own line:
+ * file), or closed only by a stray quote lines later (`unpairedQuote`), costs only its own line:
  * reading starts again on the next line. After `MAX_RESTARTS`, each line left is reported as it is.
  */
 export async function* readCsv(path: string, delimiter: string, encoding: TextEncoding = 'utf8'): AsyncGenerator<SourceItem> {
   let start = await utf8BomLength(path);
   let lineBase = 0;
   let width: number | undefined;
-  for (let restarts = 0; ; restarts++) {
-    // Where the last record (or broken record) ended, in whole-file lines and bytes.
-    let lastLine = lineBase;
-    let lastEmpty = 0;
-    let lastByte = start;
-    let restart: string | undefined;
-    const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
-    for await (const event of parseSegment(path, delimiter, start)) {
-      if (event.kind === 'record') {
-        const { record, info } = event;
-        if (width === undefined) width = record.length;
-        const first = startLine(info);
-        if (record.length === width) yield { kind: 'record', cells: record.map(encoding === 'utf8' ? utf8Cell : windows1252Cell), line: first };
-        else if (lineBase + info.lines > first) {
-          // A quote made several lines one record: the good rows after its line are read again.
-          restart = `a quote opened on this line runs over lines ${first}-${lineBase + info.lines} and makes a record of ${record.length} fields instead of ${width}: the line is left out`;
+  // Broken records are read back as text (for the rejected-rows file) through one handle.
+  const handle = await open(path, 'r');
+  try {
+    for (let restarts = 0; ; restarts++) {
+      // Where the last record (or broken record) ended, in whole-file lines and bytes.
+      let lastLine = lineBase;
+      let lastEmpty = 0;
+      let lastByte = start;
+      let restart: string | undefined;
+      const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
+      for await (const event of parseSegment(path, delimiter, start)) {
+        if (event.kind === 'record') {
+          const { record, info } = event;
+          if (width === undefined) width = record.length;
+          const first = startLine(info);
+          const last = lineBase + info.lines;
+          const raw = last > first || record.length !== width ? await readRange(handle, lastByte, start + info.bytes, encoding) : undefined;
+          if (last > first && !wellQuoted(raw!, delimiter)) {
+            // The good rows the open quote swallowed are read again, from the next line.
+            restart = `a quote opened on this line is never closed (it ran over lines ${first}-${last}): the line is left out`;
+            break;
+          }
+          if (record.length === width) yield { kind: 'record', cells: record.map(encoding === 'utf8' ? utf8Cell : windows1252Cell), line: first };
+          else {
+            const span = last > first ? ` (a record over lines ${first}-${last})` : '';
+            yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}${span}`, raw };
+          }
+          lastLine = last;
+          lastEmpty = info.empty_lines;
+          lastByte = start + info.bytes;
+        } else if (event.error.code === 'CSV_QUOTE_NOT_CLOSED') {
+          restart = UNCLOSED;
           break;
         } else {
-          const raw = await readRange(path, lastByte, start + info.bytes, encoding);
-          yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}`, raw };
+          const raw = await readRange(handle, lastByte, start + event.error.bytes, encoding);
+          yield { kind: 'problem', line: startLine(event.error), message: event.error.message, raw };
+          lastLine = lineBase + event.error.lines;
+          lastEmpty = event.error.empty_lines;
+          lastByte = start + event.error.bytes;
         }
-        lastLine = lineBase + info.lines;
-        lastEmpty = info.empty_lines;
-        lastByte = start + info.bytes;
-      } else if (event.error.code === 'CSV_QUOTE_NOT_CLOSED') {
-        restart = UNCLOSED;
-        break;
-      } else {
-        const raw = await readRange(path, lastByte, start + event.error.bytes, encoding);
-        yield { kind: 'problem', line: startLine(event.error), message: event.error.message, raw };
-        lastLine = lineBase + event.error.lines;
-        lastEmpty = event.error.empty_lines;
-        lastByte = start + event.error.bytes;
       }
+      if (restart === undefined) return;
+      const next = await pastNextLine(path, lastByte);
+      const brokenLine = lastLine + next.blankLines + 1;
+      if (restarts >= MAX_RESTARTS) {
+        yield* remainingLines(path, lastByte, lastLine + 1, encoding, 'not read: too many broken lines before this one (fix the quotes above and clean the file again)');
+        return;
+      }
+      yield { kind: 'problem', line: brokenLine, message: restart, raw: await readRange(handle, lastByte, next.offset, encoding) };
+      start = next.offset;
+      lineBase = brokenLine;
     }
-    if (restart === undefined) return;
-    const next = await pastNextLine(path, lastByte);
-    const brokenLine = lastLine + next.blankLines + 1;
-    if (restarts >= MAX_RESTARTS) {
-      yield* remainingLines(path, lastByte, lastLine + 1, encoding, 'not read: too many broken lines before this one (fix the quotes above and clean the file again)');
-      return;
-    }
-    yield { kind: 'problem', line: brokenLine, message: restart, raw: await readRange(path, lastByte, next.offset, encoding) };
-    start = next.offset;
-    lineBase = brokenLine;
+  } finally {
+    await handle.close();
   }
 }
