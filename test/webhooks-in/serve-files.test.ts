@@ -102,7 +102,11 @@ describe('file runs through verify-hub serve', () => {
     expect(engine.billed - billedBefore).toBe(500);
     expect((await api().get(`/api/runs/${run.id}/files/cleaned`).set(auth)).status).toBe(409);
 
-    await hub.pipeline.resume(run.id, { maxCredits: 5000 });
+    const badLimit = await api().post(`/api/runs/${run.id}/resume`).set(auth).send({ maxCredits: -1 });
+    expect([badLimit.status, badLimit.body.field]).toEqual([400, 'body.maxCredits']);
+    const resumed = await api().post(`/api/runs/${run.id}/resume`).set(auth).send({ maxCredits: 5000 });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.options.maxCredits).toBe(5000);
     const done = await settled(run.id);
     expect(done).toMatchObject({ status: 'completed', counters: { credits: 1300, pulled: 2500 } });
     expect(engine.billed - billedBefore).toBe(1300);
