@@ -64,7 +64,10 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
     // Under a cap, a page starts once the pages before it are done: its share is then what the cap
     // really leaves. Shares reserved ahead for pages still running starved the next page (a share of 0
     // read as "cap reached", stopping a limit of 500 at 115 credits).
-    if (options.creditCap !== undefined) await Promise.all(inFlight);
+    if (options.creditCap !== undefined) {
+      await Promise.all(inFlight);
+      if (options.signal?.aborted) break; // the page before ended the run (the queue stops a file run at its limit)
+    }
     // Credits this page may spend: at most one per unique address, within what the cap leaves.
     const pageIndex = pages - 1;
     const pageInfo = { index: pageIndex, contacts: page.contacts.length, skipped: Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0), unreadable };
