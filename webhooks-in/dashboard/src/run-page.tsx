@@ -126,7 +126,8 @@ export function RunPage({ id }: { id: string }) {
           </ul>
 
           <dl class="counters">
-            {COUNTERS.map(({ key, label }) => (
+            {/* Only a file has records that cannot be read. */}
+            {COUNTERS.filter(({ key }) => key !== 'unreadable' || run.platform === 'file').map(({ key, label }) => (
               <div key={key}>
                 <dt>{label}</dt>
                 <dd data-testid={`counter-${key}`}>{run.counters[key] ?? 0}</dd>
