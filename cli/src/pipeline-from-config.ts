@@ -23,6 +23,7 @@ export async function pipelineFromConfig(options: { withEngine?: boolean; config
     chunkConcurrency: config.VERIFY_HUB_WORKER_CONCURRENCY,
     verifyConcurrency: config.ENGINE_CONCURRENCY ?? 10,
     freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS,
+    retentionDays: config.VERIFY_HUB_RETENTION_DAYS,
     recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
     secretKey: config.HUB_SECRET_KEY,
     logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }),

@@ -13,7 +13,7 @@ export function runBlock(run: RunRecord): string {
     `status     ${run.status}${run.statusReason ? `: ${run.statusReason}` : ''}`,
     `source     ${run.platform}${run.connectionId ? ` (connection ${run.connectionId})` : ''}, scope ${run.scope}`,
     `options    ${JSON.stringify(run.options)}`,
-    `contacts   ${c.pulled} pulled, ${c.skipped} skipped by the source`,
+    `contacts   ${c.pulled} pulled, ${c.skipped} skipped by the source${c.unreadable ? ` (${c.unreadable} could not be read)` : ''}`,
     `results    ${c.verified} verified, ${c.cached} from cache, ${c.rejected ?? 0} rejected, ${c.unknown} unknown`,
     `writes     ${c.written} written, ${c.unchanged} unchanged, ${c.failed} failed`,
     `credits    ${c.credits}${run.options.maxCredits !== undefined ? ` of ${run.options.maxCredits} allowed` : ''}${run.estimatedCredits !== undefined ? ` (estimated ${run.estimatedCredits})` : ''}`,

@@ -58,6 +58,8 @@ export const ConfigSchema = z.strictObject({
   VERIFY_HUB_ENGINE_RATE: z.coerce.number().int().min(1).max(100_000).optional(),
   VERIFY_HUB_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
   VERIFY_HUB_FRESHNESS_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  /** Days a run record, its per-record report and an uploaded file (with its outputs) are kept after their last change. */
+  VERIFY_HUB_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   VERIFY_HUB_RECHECK_DELAYS: z.string().regex(/^\s*\d+(\.\d+)?[smhd](\s*,\s*\d+(\.\d+)?[smhd])*\s*$/, 'must be a comma-separated list like 30m,2h,8h,24h,5d').optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { CallLimiter, Connector } from './connector';
+import type { CallLimiter, Connector, Scope } from './connector';
 import { ConfigError, InputError } from './errors';
 
 /**
@@ -42,7 +42,11 @@ export interface ConnectorDeps {
   saveCredentials(credentials: ConnectionRecord['credentials']): Promise<void>;
 }
 
-export type ConnectorFactory = (connection: ConnectionRecord, deps: ConnectorDeps) => Connector;
+/**
+ * Builds a platform's connector for one connection. `checkScope`, when the platform has one, judges a
+ * scope without a connection (a run is refused at start when its scope can never be read).
+ */
+export type ConnectorFactory = ((connection: ConnectionRecord, deps: ConnectorDeps) => Connector) & { checkScope?(scope: Scope): void };
 
 /**
  * In-process limiter, for standalone use and tests (the sync pipeline's is Redis-backed and shared).

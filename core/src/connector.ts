@@ -95,6 +95,11 @@ export interface Connector {
   write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport>;
   /** Reads single contacts by platform id (webhook events that carry no email); missing ids are left out. */
   pullByIds?(ids: string[]): Promise<Contact[]>;
+  /**
+   * Throws an `InputError` naming `scope` when this connector cannot read `scope`: checked when a run
+   * is started or scheduled, so a bad scope is refused at once instead of failing the run later.
+   */
+  checkScope?(scope: Scope): void;
 }
 
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */

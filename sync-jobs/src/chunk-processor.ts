@@ -55,7 +55,7 @@ export interface ChunkInput {
   onVerified?: (v: Verification) => void;
 }
 
-export type ChunkCounters = Omit<Required<RunCounters>, 'pulled' | 'skipped'>;
+export type ChunkCounters = Omit<Required<RunCounters>, 'pulled' | 'skipped' | 'unreadable'>;
 
 export interface ChunkOutcome {
   /** `stopped` only with `whenStopped: 'return'`: nothing was written. */

@@ -1,4 +1,4 @@
-import { InputError, type ConnectionRecord, type Connector, type ConnectorDeps, type ConnectorFactory } from '@verify-hub/core';
+import { InputError, type ConnectionRecord, type Connector, type ConnectorDeps, type ConnectorFactory, type Scope } from '@verify-hub/core';
 
 /** Which factory builds the connector of each platform. The CLI's wiring.ts fills the default one. */
 export class ConnectorRegistry {
@@ -15,6 +15,11 @@ export class ConnectorRegistry {
 
   platforms(): string[] {
     return [...this.factories.keys()].sort();
+  }
+
+  /** The platform's own judgement of a scope, without a connection (nothing when it has none). */
+  checkScope(platform: string, scope: Scope): void {
+    this.factories.get(platform)?.checkScope?.(scope);
   }
 
   create(connection: ConnectionRecord, deps: ConnectorDeps): Connector {

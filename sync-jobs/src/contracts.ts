@@ -25,6 +25,8 @@ export interface RunCounters {
   credits: number;
   /** Contacts whose address was rejected locally (empty, no @, too long): written as invalid, no engine call, no credit. */
   rejected?: number;
+  /** Records of the source that could not be read at all (a file's broken rows; in `skipped` too): a file run lists them in its rejected-rows file. */
+  unreadable?: number;
 }
 
 export interface RunOptions {
@@ -83,7 +85,8 @@ export interface RunService {
   get(id: string): Promise<RunRecord | undefined>;
   list(filter?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
   cancel(id: string): Promise<RunRecord>;
-  resume(id: string): Promise<RunRecord>;
+  /** Resumes a paused run; `maxCredits` raises (or sets) its credit limit first (a run stopped at its limit). */
+  resume(id: string, changes?: { maxCredits?: number }): Promise<RunRecord>;
   /** Starts a new run that re-verifies the unknown results of run `id`. */
   recheckUnknowns(id: string): Promise<RunRecord>;
   report(id: string): AsyncIterable<ReportRow>;

@@ -19,7 +19,7 @@ export interface InProcessRunOptions {
   /** Per-record report rows in each page's outcome (for `onPage`). */
   collectReport?: boolean;
   /** Called after each page is written, in page order, with its outcome (the queue records it). */
-  onPage?: (page: { index: number; contacts: number; skipped: number }, outcome: ChunkOutcome) => Promise<void>;
+  onPage?: (page: { index: number; contacts: number; skipped: number; unreadable: number }, outcome: ChunkOutcome) => Promise<void>;
   /** Called after each page is written, and for every verification (for a progress bar). */
   onProgress?: (progress: { counters: Required<RunCounters>; pages: number; verifiedNow: number }) => void;
 }
@@ -57,10 +57,20 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
     pages++;
     counters.pulled += page.contacts.length;
     for (const n of Object.values(page.skipped ?? {})) counters.skipped += n;
+    // A file's records that could not be parsed: counted apart, so a run says how many were not read.
+    const unreadable = page.skipped?.unparseable ?? 0;
+    counters.unreadable += unreadable;
 
+    // Under a cap, a page starts once the pages before it are done: its share is then what the cap
+    // really leaves. Shares reserved ahead for pages still running starved the next page (a share of 0
+    // read as "cap reached", stopping a limit of 500 at 115 credits).
+    if (options.creditCap !== undefined) {
+      await Promise.all(inFlight);
+      if (options.signal?.aborted) break; // the page before ended the run (the queue stops a file run at its limit)
+    }
     // Credits this page may spend: at most one per unique address, within what the cap leaves.
     const pageIndex = pages - 1;
-    const pageInfo = { index: pageIndex, contacts: page.contacts.length, skipped: Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0) };
+    const pageInfo = { index: pageIndex, contacts: page.contacts.length, skipped: Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0), unreadable };
     const unique = new Set(page.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized)).size;
     const grant = stopped ? 0 : options.creditCap === undefined ? undefined : Math.max(0, Math.min(unique, options.creditCap - counters.credits - reserved));
     reserved += grant ?? 0;

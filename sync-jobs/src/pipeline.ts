@@ -73,6 +73,8 @@ export interface SyncPipelineOptions {
   freshnessDays?: number;
   /** Attempts of a chunk or page job on errors other than rate limits (default 5). */
   attempts?: number;
+  /** Days a run's record and report are kept after its last change (default 30; VERIFY_HUB_RETENTION_DAYS). */
+  retentionDays?: number;
   logger?: Logger;
 }
 
@@ -113,7 +115,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     this.keys = new Keys(options.prefix ?? 'vh:sync');
     this.redis = createRedis(url);
-    this.store = new RunStore(this.redis, this.keys);
+    this.store = new RunStore(this.redis, this.keys, { retentionDays: options.retentionDays });
     this.opts = {
       chunkConcurrency: options.chunkConcurrency ?? 4,
       verifyConcurrency: options.verifyConcurrency ?? 10,
@@ -172,6 +174,26 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const max = request.options?.maxCredits;
     if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
     if (request.connectionId && !(await this.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
+    await this.checkScope(request);
+  }
+
+  /**
+   * The connector says whether it can read the scope, so an invalid one is refused at start (400, exit
+   * 2) rather than failing the run later: the platform judges its form, then the connection's connector
+   * (which audience `all` means, ...). `recheck:<run>` is the pipeline's own. A connector that cannot be
+   * built here (no token yet...) fails its run as it always did: only the scope is judged now.
+   */
+  private async checkScope(request: StartRunRequest): Promise<void> {
+    const scope = parseScope(request.scope);
+    if (scope.kind === 'recheck') return;
+    this.registry.checkScope(request.platform, scope);
+    let connector: Connector;
+    try {
+      connector = await this.connectorFor(request.platform, request.connectionId);
+    } catch {
+      return;
+    }
+    connector.checkScope?.(scope);
   }
 
   get(id: string): Promise<RunRecord | undefined> {
@@ -461,7 +483,10 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
         return;
       }
     }
-    if (isSingleWriter(connector)) return this.runInOneJob(run, connector);
+    if (isSingleWriter(connector)) {
+      connector.bindRun?.(run.id); // a re-check of a file names its new outputs after its run
+      return this.runInOneJob(run, connector);
+    }
     for (let n = 0; n < this.opts.pagesPerPagerJob; n++) {
       if (pageIndex - pagesDone >= this.opts.maxOutstandingPages) {
         // Backpressure: wait for chunks to drain instead of filling Redis with pages.
@@ -514,6 +539,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     // What earlier attempts spent counts against the cap (pages they counted cost nothing now: cache).
     const spent = (await this.store.get(run.id))?.counters.credits ?? 0;
     const cap = run.options.maxCredits;
+    let capReached = false;
     const result = await runInProcess({
       connector,
       scope: parseScope(run.scope),
@@ -525,13 +551,21 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       collectReport: true,
       signal: abort.signal,
       onPage: async (page, outcome) => {
+        if (outcome.stopped?.reason === 'credit_cap' || capReached) {
+          // The credit limit is spent: this page's rows past it are not counted (a resume with a
+          // higher limit verifies them); what it bought is. The run pauses below.
+          capReached = true;
+          abort.abort();
+          if (outcome.counters.credits) await this.store.incrementCounters(run.id, { credits: outcome.counters.credits });
+          return;
+        }
         if (abort.signal.aborted && outcome.stopped?.reason === 'aborted') {
           // Cut short by the pause: its rows (the rest marked not_checked) are not counted; the next
           // attempt verifies them again from the cache. What it bought is counted now.
           if (outcome.counters.credits) await this.store.incrementCounters(run.id, { credits: outcome.counters.credits });
           return;
         }
-        const counted = await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped }, 0, outcome.report);
+        const counted = await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped, unreadable: page.unreadable }, 0, outcome.report);
         if (counted) await this.store.setFields(run.id, { pages: page.index + 1 });
         if ((await this.store.progress(run.id)).status !== 'running') abort.abort();
       },
@@ -539,6 +573,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (abort.signal.aborted) {
       // Paused or cancelled meanwhile: the partial output goes; a resume writes it again whole.
       await connector.abort?.();
+      if (capReached) await this.pauseAtCreditLimit(run.id, cap!);
       return;
     }
     const credits = (await this.store.get(run.id))?.counters.credits ?? result.counters.credits;
@@ -546,6 +581,13 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     await this.store.setFields(run.id, { pages: result.pages, pagingDone: '1' });
     await this.completeIfDone(run.id);
     if (result.stopped) await this.store.setFields(run.id, { statusReason: `stopped early (${result.stopped.message}): the rows not verified are marked unknown (not_checked)` });
+  }
+
+  /** A single-writer run stopped by its credit limit is paused, never a green `completed` with rows left unchecked. */
+  private async pauseAtCreditLimit(runId: string, cap: number): Promise<void> {
+    const spent = (await this.store.get(runId))?.counters.credits ?? 0;
+    const reason = `stopped at the credit limit of ${cap} (${spent} credits spent): raise it with \`verify-hub runs resume ${runId} --max-credits N\` to verify the rest`;
+    if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) this.log.warn({ runId, reason: 'credit_cap' }, 'run paused');
   }
 
   /** The pages of a `recheck:<run>` run: the unknown rows of that run's report, fresh from the platform when it can. */
@@ -778,7 +820,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
 }
 
 /** Connectors with a `finish()` (the file connector) keep one output open for the whole run; `abort()` drops it unfinished. */
-type SingleWriter = Connector & { finish(overrides?: { credits?: number }): Promise<unknown>; abort?(): Promise<void> };
+type SingleWriter = Connector & { finish(overrides?: { credits?: number }): Promise<unknown>; abort?(): Promise<void>; bindRun?(runId: string): void };
 
 function isSingleWriter(connector: Connector): connector is SingleWriter {
   return typeof (connector as { finish?: unknown }).finish === 'function';

@@ -4,9 +4,9 @@ import type { ReportRow, RunBreakdown, RunCounters, RunOptions, RunProgress, Run
 import { Keys } from './keys';
 import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
 
-export const COUNTER_NAMES = ['pulled', 'skipped', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
+export const COUNTER_NAMES = ['pulled', 'skipped', 'unreadable', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
 
-export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped: 0, cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 });
+export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped: 0, unreadable: 0, cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 });
 
 export const FINISHED: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -102,9 +102,27 @@ for i = 3, #ARGV do if s == ARGV[i] then
 end end
 return 0`;
 
-/** Run records in Redis: one hash per run, an index by creation time, a done-pages set, a report list. */
+export const DEFAULT_RETENTION_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/**
+ * Run records in Redis: one hash per run, an index by creation time, a done-pages set, a report list.
+ * Every key of a run expires `retentionDays` after the run last changed (Redis must run `noeviction`,
+ * so nothing else would ever remove them); the index forgets runs older than that.
+ */
 export class RunStore {
-  constructor(private readonly redis: Redis, private readonly keys: Keys) {}
+  private readonly retentionMs: number;
+
+  constructor(private readonly redis: Redis, private readonly keys: Keys, options: { retentionDays?: number } = {}) {
+    this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
+  }
+
+  /** Sets every key of the run to expire `retentionDays` from now (keys not created yet are set when they are). */
+  async keep(id: string): Promise<void> {
+    const m = this.redis.multi();
+    for (const key of this.keys.runKeys(id)) if (key !== this.keys.writer(id)) m.pexpire(key, this.retentionMs);
+    await m.exec();
+  }
 
   async create(request: StartRunRequest, extra: { estimatedCredits?: number } = {}): Promise<RunRecord> {
     const id = `run_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
@@ -124,7 +142,14 @@ export class RunStore {
     if (request.connectionId) fields.connectionId = request.connectionId;
     if (extra.estimatedCredits !== undefined) fields.estimatedCredits = String(extra.estimatedCredits);
     for (const name of COUNTER_NAMES) fields[counterField(name)] = '0';
-    await this.redis.multi().hset(this.keys.run(id), fields).zadd(this.keys.runIndex(), Date.now(), id).exec();
+    await this.redis
+      .multi()
+      .hset(this.keys.run(id), fields)
+      .pexpire(this.keys.run(id), this.retentionMs)
+      .zadd(this.keys.runIndex(), Date.now(), id)
+      // Runs past retention have expired: the index lets go of them too.
+      .zremrangebyscore(this.keys.runIndex(), '-inf', Date.now() - this.retentionMs)
+      .exec();
     return (await this.get(id))!;
   }
 
@@ -155,6 +180,7 @@ export class RunStore {
   async transition(id: string, to: RunStatus, from: readonly RunStatus[], reason = ''): Promise<boolean> {
     const r = (await this.redis.eval(TRANSITION, 1, this.keys.run(id), to, reason, ...from)) as number;
     if (r === -1) throw new Error(`run ${id} not found`);
+    if (r === 1) await this.keep(id);
     return r === 1;
   }
 
@@ -194,6 +220,7 @@ export class RunStore {
     const args = [String(pageIndex), String(pairs.length / 2), String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...pairs, ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
     const k = this.keys;
     const r = (await this.redis.eval(COUNT_PAGE, 5, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), ...args)) as number;
+    if (r === 1) await this.keep(id);
     return r === 1;
   }
 
@@ -211,7 +238,9 @@ export class RunStore {
   }
 
   async tryComplete(id: string): Promise<boolean> {
-    return ((await this.redis.eval(TRY_COMPLETE, 1, this.keys.run(id), new Date().toISOString())) as number) === 1;
+    const completed = ((await this.redis.eval(TRY_COMPLETE, 1, this.keys.run(id), new Date().toISOString())) as number) === 1;
+    if (completed) await this.keep(id);
+    return completed;
   }
 
   /** Adds report rows outside a page (re-checks) with their breakdown; `priorReasons` are the reasons the re-checked contacts had. */
@@ -220,6 +249,7 @@ export class RunStore {
     const delta = breakdownDelta(rows, priorReasons);
     const args = [String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
     await this.redis.eval(APPEND_REPORT, 3, this.keys.report(id), this.keys.breakdown(id), this.keys.failures(id), ...args);
+    await this.keep(id);
   }
 
   /** Counts by risk and reason, and the first failures, kept as rows were added (cheap to poll). */
@@ -248,6 +278,8 @@ export class RunStore {
 function toRecord(h: Record<string, string>): RunRecord {
   const counters = {} as RunCounters;
   for (const name of COUNTER_NAMES) counters[name] = Number(h[counterField(name)] ?? 0);
+  // Only sources that can have unreadable records (files) show the counter, and only when it counts some.
+  if (!counters.unreadable) delete counters.unreadable;
   const run: RunRecord = {
     id: h.id!,
     platform: h.platform!,

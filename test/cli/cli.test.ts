@@ -4,31 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { randomUUID } from 'node:crypto';
-import { main } from 'verify-hub';
 import { registerConnector, SyncPipeline } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../fakes/engine';
 import { FakeSource } from '../fakes/source';
-
-/** Runs the CLI in this process (the same `main` the bin calls) and captures its output and exit code. */
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  const error = jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
-  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
-  process.exitCode = 0;
-  try {
-    await main(['node', 'verify-hub', ...args]);
-    return { code: Number(process.exitCode ?? 0), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.exitCode = 0;
-    log.mockRestore();
-    error.mockRestore();
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-}
+import { cli } from './run-cli';
 
 describe('verify-hub CLI', () => {
   const engine = new FakeEngine();
@@ -130,6 +109,16 @@ describe('verify-hub CLI', () => {
     expect(await cli('clean', join(dir, 'missing.csv'))).toMatchObject({ code: 2, err: expect.stringMatching(/file: .*missing.csv does not exist/) });
     expect(await cli('runs', 'resume')).toMatchObject({ code: 2, err: expect.stringMatching(/needs a run id/) });
     expect(await cli('sync', 'fake', '--max-credits', '-3')).toMatchObject({ code: 2 });
+    // A scope the connector cannot read is refused at start, naming the field: no run is queued.
+    process.env.HUBSPOT_ACCESS_TOKEN = 'pat-na1-00000000-0000-0000-0000-000000000000';
+    try {
+      const before = (await cli('runs', '--json')).out;
+      expect(await cli('sync', 'hubspot', '--scope', 'segment:12')).toMatchObject({ code: 2, err: expect.stringMatching(/scope: HubSpot scopes are all, list:<id> and changed-since:<ISO time>; got segment/) });
+      expect(await cli('sync', 'hubspot', '--scope', 'list:abc')).toMatchObject({ code: 2, err: expect.stringMatching(/scope: list:<id> needs a numeric HubSpot list id/) });
+      expect((await cli('runs', '--json')).out).toBe(before);
+    } finally {
+      delete process.env.HUBSPOT_ACCESS_TOKEN;
+    }
     expect(await cli('nonsense')).toMatchObject({ code: 2, err: expect.stringMatching(/unknown command/) });
     process.env.REDIS_URL = 'redis://127.0.0.1:1';
     try {

@@ -33,4 +33,35 @@ describe('normalizeEmail', () => {
     expect(`${local}@${domain}`.length).toBeGreaterThan(MAX_ADDRESS);
     expect(normalizeEmail(`${local}@${domain}`)).toMatchObject({ ok: false, problem: `address over ${MAX_ADDRESS} characters` });
   });
+  it.each([
+    ['nul\u0000@example.com', /control/],
+    ['a\r\nb@example.com', /control/],
+    ['rtl\u202e@example.com', /direction/],
+    ['zero\u200bwidth@example.com', /invisible/],
+    ['lone\ud800@example.com', /control/],
+    ['broken\ufffd@example.com', /control/],
+    ['x@@example.com', /more than one @/],
+    ['a@b@example.com', /more than one @/],
+    ['.a@example.com', /starts or ends with a dot/],
+    ['a.@example.com', /starts or ends with a dot/],
+    ['a..b@example.com', /two dots/],
+    ['a@example..com', /empty label/],
+    ['a@.example.com', /empty label/],
+    ['a@example.com.', /empty label/],
+    [`a@${'l'.repeat(64)}.com`, /label over 63/],
+    ['a@-example.com', /inner hyphens/],
+    ['a@example.com, b@example.org', /several addresses/],
+    ['a@example.com;b@example.org', /several addresses/],
+    ['a@example.com b@example.org', /several addresses|space/],
+    ['Ann <a@example.com>', /space/], ['<a@example.com>', /not allowed/],
+  ])('rejects %j locally (%s): it can never be an address', (input, problem) => {
+    const r = normalizeEmail(input);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toBe('syntax');
+    expect(!r.ok && r.problem).toMatch(problem);
+  });
+  it.each(['"john doe"@example.com', "o'brien+tag@example.com", `x@${'l'.repeat(63)}.example.com`, 'anna@bücher.example', 'a-b.c_d@sub-1.example.co.uk', 'x@[192.0.2.1]'])(
+    'still accepts %j (the engine decides)',
+    (input) => expect(normalizeEmail(input).ok).toBe(true),
+  );
 });

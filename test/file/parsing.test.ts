@@ -100,13 +100,42 @@ describe('reading delimited files', () => {
     expect(out.rows.slice(1).map((r) => r[0])).toEqual(['1', '3', '6']);
   });
 
-  it('reports a record that swallowed several lines at the line it starts on', async () => {
+  it('a quote that would swallow several lines costs only its own line: the well-formed lines after it are read', async () => {
     const input = tmp.file('span.csv');
     await writeFile(input, 'a,email\n\n1,x@example.com\n\n\n3,"4\n5,6\n\n"7,8\n9,y@example.com\n');
     const connector = new FileConnector({ input });
     const contacts = await contactsOf(connector);
-    expect(contacts.map((c) => c.email)).toEqual(['x@example.com', 'y@example.com']);
-    expect(connector.problems).toEqual([{ line: 6, message: expect.stringMatching(/lines 6-9/) }]);
+    expect(contacts.map((c) => [c.id, c.email])).toEqual([['1', 'x@example.com'], ['2', '6'], ['3', 'y@example.com']]);
+    expect(connector.problems).toEqual([
+      { line: 6, message: expect.stringMatching(/never closed \(it ran over lines 6-9\)/) },
+      { line: 9, message: expect.stringMatching(/never closed/) },
+    ]);
+  });
+
+  it('keeps a cell with line breaks that is quoted right, and reports it whole when its record has the wrong width', async () => {
+    const input = tmp.file('multiline.csv');
+    await writeFile(input, 'name,email,note\nA,a@example.com,"two\nlines, ""quoted"""\nB,b@example.com,"three\nmore\nlines",extra\nC,c@example.com,ok\n');
+    const connector = new FileConnector({ input });
+    const contacts = await contactsOf(connector);
+    expect(contacts.map((c) => [c.id, c.email, (c.payload as string[])[2]])).toEqual([
+      ['1', 'a@example.com', 'two\nlines, "quoted"'],
+      ['2', 'c@example.com', 'ok'],
+    ]);
+    expect(connector.problems).toEqual([{ line: 4, message: 'wrong number of fields: expected 3, got 4 (a record over lines 4-6)' }]);
+  });
+
+  it('a quote left open and closed only by a stray quote lines later costs its own line: the good rows it swallowed are read', async () => {
+    const input = tmp.file('stray.csv');
+    // Line 3 opens a quote it never closes; line 4 is a good row whose note ends with a stray quote.
+    await writeFile(input, 'name,email,note\nA,a@example.com,ok\nB,b@example.com,"never closed\nC,c@example.com,6" tall\nD,d@example.com,"two\nlines"\n');
+    const connector = new FileConnector({ input });
+    const contacts = await contactsOf(connector);
+    expect(contacts.map((c) => [c.id, c.email, (c.payload as string[])[2]])).toEqual([
+      ['1', 'a@example.com', 'ok'],
+      ['2', 'c@example.com', '6" tall'],
+      ['3', 'd@example.com', 'two\nlines'],
+    ]);
+    expect(connector.problems).toEqual([{ line: 3, message: expect.stringMatching(/^a quote opened on this line is never closed \(it ran over lines 3-4\)/) }]);
   });
 });
 

@@ -70,7 +70,7 @@ describe('.xlsx in and out', () => {
     const ada = cleaned.rows[1]!;
     expect(ada.slice(0, 5)).toEqual(['Ada Lovelace', 'ada@example.com', 36, JOINED, true]);
     expect(Array.from(ada.slice(5), (v) => v ?? '')).toEqual(Object.values(pick(toHubSpotProperties(fakeVerify('ada@example.com')), RESULT_HEADER)));
-    expect((await readdir(tmp.dir)).sort()).toEqual(['crm.cleaned.xlsx', 'crm.removed.xlsx', 'crm.summary.json', 'crm.xlsx']);
+    expect((await readdir(tmp.dir)).sort()).toEqual(['crm.cleaned.xlsx', 'crm.rejected_rows.csv', 'crm.removed.xlsx', 'crm.summary.json', 'crm.xlsx']);
   });
 
   it('streams a larger workbook in pages and keeps the order of out-of-order writes', async () => {

@@ -87,7 +87,7 @@ describe('in-process executor (what `clean` runs, no Redis)', () => {
     const r = await runInProcess({ connector: source, scope: { kind: 'all' }, verifier, cache: new InMemoryVerificationCache(), pageConcurrency: 3, verifyConcurrency: 20 });
     expect(r.stopped).toBeUndefined();
     expect(r.pages).toBe(25);
-    expect(r.counters).toEqual({ pulled: 5_000, skipped: 0, cached: 0, verified: 5_000, rejected: 0, unknown: 100, written: 5_000, unchanged: 0, failed: 0, credits: 4_900 });
+    expect(r.counters).toEqual({ pulled: 5_000, skipped: 0, unreadable: 0, cached: 0, verified: 5_000, rejected: 0, unknown: 100, written: 5_000, unchanged: 0, failed: 0, credits: 4_900 });
     expect(verifier.calls).toBe(5_000);
   });
 
@@ -105,6 +105,16 @@ describe('in-process executor (what `clean` runs, no Redis)', () => {
     } finally {
       await engine.stop();
     }
+  });
+
+  it('a credit cap is spent up to the limit even when early pages buy little (no "cap of 0" from shares held for pages still running)', async () => {
+    // The first 200 contacts are all unknown (free): a cap of 150 must still buy 150 in the pages after.
+    const source = new FakeSource({ size: 1_000, pageSize: 200, emailOf: (i) => (i < 200 ? `unknown.${i}@example.com` : `user${i}@example.com`) });
+    const cheapFirst = new InProcessFakeVerifier();
+    const r = await runInProcess({ connector: source, scope: { kind: 'all' }, verifier: cheapFirst, creditCap: 150, pageConcurrency: 3 });
+    expect(r.counters.credits).toBe(150);
+    expect(r.stopped?.reason).toBe('credit_cap');
+    expect(r.counters.written).toBe(1_000);
   });
 
   it('stops at the credit cap without exceeding it', async () => {

@@ -142,9 +142,10 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     expect(res.status).toBe(202);
     const runId = res.body.run.id as string;
     expect(res.headers.location).toBe(`/api/runs/${runId}`);
-    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: `file:${join(h.uploadDir, id, 'start.csv')}`, options: { maxCredits: 100 }, progress: { percent: 0 } });
+    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: 'file:start.csv', options: { maxCredits: 100 }, progress: { percent: 0 } });
     expect(res.body.upload).toEqual({ id, name: 'start.csv', bytes: Buffer.byteLength(csv), rows: 6, columns: ['Name', 'Work email', 'Home email'], emailColumn: 'Work email' });
-    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, summary: `/api/runs/${runId}/files/summary` });
+    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, rejected: `/api/runs/${runId}/files/rejected`, summary: `/api/runs/${runId}/files/summary` });
+    expect(JSON.stringify(res.body)).not.toContain(h.uploadDir);
 
     await runs().settle();
     const removed = await request(h.hub.app).get(res.body.links.removed).set(bearer).buffer(true);
@@ -257,5 +258,39 @@ describe('dashboard API: previews nobody started do not stay on the hub', () => 
     const next = await preview('next.csv');
     expect(kept(recent)).toBe(true);
     expect(kept(next)).toBe(true);
+  });
+});
+
+describe('dashboard API: cleaned uploads expire after the retention period', () => {
+  let h: Harness;
+  const connections = new MemoryConnectionStore();
+  const RETENTION_MS = 60_000;
+
+  beforeAll(async () => {
+    // Every preview looks for expired uploads (abandonedAfterMs 1), so no test waits for a sweep.
+    h = await createHarness({ connections, operations: new FakeOperations(connections), upload: { abandonedAfterMs: 1, retentionMs: RETENTION_MS } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const startUpload = async (name: string): Promise<string> => {
+    const res = await request(h.hub.app).post('/api/files').set(bearer).attach('file', Buffer.from('email\nada@example.com\n'), name);
+    expect(res.status).toBe(202);
+    return res.body.upload.id as string;
+  };
+  const kept = (id: string) => existsSync(join(h.uploadDir, id)) && connections.records.has(`file-${id}`);
+
+  it('removes an upload a run was started over (file, outputs, record) once it is older than the retention period; younger ones stay', async () => {
+    const old = await startUpload('old.csv');
+    const recent = await startUpload('recent.csv');
+    const record = connections.records.get(`file-${old}`)!;
+    await connections.save({ ...record, createdAt: new Date(Date.now() - 2 * RETENTION_MS).toISOString() });
+    expect(kept(old)).toBe(true);
+    const next = await request(h.hub.app).post('/api/files/preview').set(bearer).attach('file', Buffer.from('email\nbob@example.org\n'), 'next.csv');
+    expect(next.status).toBe(201);
+    expect(existsSync(join(h.uploadDir, old))).toBe(false);
+    expect(connections.records.has(`file-${old}`)).toBe(false);
+    expect(kept(recent)).toBe(true);
   });
 });

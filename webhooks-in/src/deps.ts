@@ -62,7 +62,8 @@ export interface HubAppDeps {
   mounts?: { path: string; handler: RequestHandler; auth?: boolean }[];
   /** Upload limits (defaults: 50,000 rows, 64 MB). */
   /** Upload limits, and how long a previewed upload never started is kept (default 24 hours). */
-  upload?: { maxRows?: number; maxBytes?: number; abandonedAfterMs?: number };
+  /** Upload limits; `retentionMs` keeps a cleaned upload and its outputs that long (VERIFY_HUB_RETENTION_DAYS). */
+  upload?: { maxRows?: number; maxBytes?: number; abandonedAfterMs?: number; retentionMs?: number };
   /** Recurring syncs (the dashboard's schedules); without it /api/schedules answers 503. */
   schedules?: ScheduleService;
   /** Credit estimates and ensureSchema through the connectors; without it those routes answer 503. */

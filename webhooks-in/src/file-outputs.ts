@@ -1,9 +1,13 @@
 import { isAbsolute, relative } from 'node:path';
 import { parseScope } from '@verify-hub/core';
-import { resolveOptions } from '@verify-hub/connector-file';
+import { recheckOutputs, resolveOptions } from '@verify-hub/connector-file';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
-export type OutputKind = 'cleaned' | 'removed' | 'summary';
+export type OutputKind = 'cleaned' | 'removed' | 'summary' | 'rejected';
+export const OUTPUT_KINDS = ['cleaned', 'removed', 'summary', 'rejected'] as const satisfies readonly OutputKind[];
+
+/** Re-checks of re-checks are followed this far back to the upload (a loop cannot occur, but a bound costs nothing). */
+const MAX_RECHECK_DEPTH = 20;
 
 /** The uploaded file a `file:<path>` run reads, when it lies inside the upload folder (nothing else is served). */
 export function uploadedInput(run: RunRecord, uploadDir: string): string | undefined {
@@ -15,8 +19,27 @@ export function uploadedInput(run: RunRecord, uploadDir: string): string | undef
   return scope.value;
 }
 
-/** Where the file connector writes a run's outputs: its own defaults beside the input (the hub never overrides them). */
-export function outputPath(input: string, kind: OutputKind): string {
-  const resolved = resolveOptions({ input });
-  return kind === 'cleaned' ? resolved.output : kind === 'removed' ? resolved.removedOutput : resolved.summaryOutput;
+/**
+ * The upload a file run reads, through the runs it re-checks (`recheck:<run id>`): the run that
+ * started from the upload has its path in its scope.
+ */
+export async function uploadOfRun(run: RunRecord, uploadDir: string, getRun: (id: string) => Promise<RunRecord | undefined>): Promise<string | undefined> {
+  let current: RunRecord | undefined = run;
+  for (let depth = 0; current && depth < MAX_RECHECK_DEPTH; depth++) {
+    if (current.platform !== 'file') return undefined;
+    const scope = parseScope(current.scope);
+    if (scope.kind !== 'recheck') return uploadedInput(current, uploadDir);
+    current = scope.value ? await getRun(scope.value) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Where the file connector writes a run's outputs: its own defaults beside the input (the hub never
+ * overrides them), tagged with the run's id for a re-check (which never writes over the first files).
+ */
+export function outputPath(input: string, kind: OutputKind, run?: RunRecord): string {
+  let resolved = resolveOptions({ input });
+  if (run && parseScope(run.scope).kind === 'recheck') resolved = recheckOutputs(resolved, run.id);
+  return { cleaned: resolved.output, removed: resolved.removedOutput, summary: resolved.summaryOutput, rejected: resolved.rejectedOutput }[kind];
 }

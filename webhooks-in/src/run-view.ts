@@ -1,3 +1,5 @@
+import { basename, dirname } from 'node:path';
+import { parseScope } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
 export interface RunProgress {
@@ -9,8 +11,22 @@ export interface RunProgress {
   percent: number;
 }
 
-/** A run as the admin API shows it: the record plus a progress figure computed from its counters. */
-export function runView(run: RunRecord): RunRecord & { progress: RunProgress } {
+/**
+ * A file run's scope holds the server's path of the upload: answers show the file's name only, and
+ * a reason that quotes the path (a read error) loses the folder. The server's layout is nobody's business.
+ */
+function withoutServerPaths(run: RunRecord): RunRecord {
+  const scope = parseScope(run.scope);
+  if (scope.kind !== 'file' || !scope.value) return run;
+  const folder = dirname(scope.value);
+  const view: RunRecord = { ...run, scope: `file:${basename(scope.value)}` };
+  if (run.statusReason && folder !== '.') view.statusReason = run.statusReason.split(`${folder}/`).join('').split(folder).join('');
+  return view;
+}
+
+/** A run as the admin API shows it: the record (no server path) plus a progress figure computed from its counters. */
+export function runView(record: RunRecord): RunRecord & { progress: RunProgress } {
+  const run = withoutServerPaths(record);
   const c = run.counters;
   // written + unchanged + failed = pulled once every contact is through (sync-jobs README); skipped is outside pulled.
   const done = c.written + c.unchanged + c.failed;

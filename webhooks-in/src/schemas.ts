@@ -12,6 +12,9 @@ export const RunOptionsSchema = z.strictObject({
   actions: z.strictObject({ invalid: z.enum(['none', 'unsubscribe', 'archive']).optional() }).optional(),
 });
 
+/** `POST /api/runs/:id/resume`: optionally a new credit limit (a run stopped at its limit goes on with it). */
+export const ResumeRunBody = z.strictObject({ maxCredits: RunOptionsSchema.shape.maxCredits });
+
 export const StartRunBody = z.strictObject({
   platform: z
     .string()

@@ -31,6 +31,7 @@ export function register(program: Command): void {
         'Verify every address of a .csv, .tsv, .txt or .xlsx file (up to 50,000 rows) and write:',
         '  <name>.cleaned.<ext>  every row kept, with risk, score, reason, flags and checked_at columns',
         '  <name>.removed.<ext>  the rows removed (invalid, and the risks given to --remove)',
+        '  <name>.rejected_rows.csv  rows that could not be read, with their line and the reason',
         '  <name>.summary.json   counts per risk, credits used, rows that did not parse',
         'Runs in this process with the local engine, or with the engine at ENGINE_URL (key in ENGINE_API_KEY).',
       ].join('\n'),
@@ -131,7 +132,11 @@ function printSummary(summary: FileSummary, result: InProcessRunResult, ms: numb
     if (summary.problems.length > 10) lines.push(`    ... and ${summary.problems.length - 10} more in ${summary.summaryOutput}`);
   }
   if (summary.dryRun) lines.push('Dry run: no file written.');
-  else lines.push(`Wrote ${summary.output}`, `      ${summary.removedOutput} (removed rows)`, `      ${summary.summaryOutput}`);
+  else {
+    lines.push(`Wrote ${summary.output}`, `      ${summary.removedOutput} (removed rows)`);
+    if (summary.rejected) lines.push(`      ${summary.rejectedOutput} (${rows(summary.rejected)} that could not be read, with line and reason)`);
+    lines.push(`      ${summary.summaryOutput}`);
+  }
   if (result.counters.unknown) lines.push(`${result.counters.unknown} unknown results cost nothing; run clean again later to re-check them.`);
   console.log(lines.join('\n'));
 }

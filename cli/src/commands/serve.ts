@@ -73,6 +73,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     metricsRegistry,
     queues: Object.values(pipeline.queues),
     uploadDir: config.HUB_UPLOAD_DIR ?? join(process.cwd(), 'data', 'uploads'),
+    upload: { retentionMs: config.VERIFY_HUB_RETENTION_DAYS * 86_400_000 },
     workersRunning: options.workers === false ? undefined : () => workersRunning,
     secretBox: box,
     connections,

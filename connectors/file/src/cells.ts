@@ -9,7 +9,7 @@ export const payloadCell = (cell: CellValue | undefined): PayloadCell => (cell i
 /** One item of an input file in file order: a parsed record, or a record that could not be parsed. */
 export type SourceItem =
   | { kind: 'record'; cells: CellValue[]; line: number }
-  | { kind: 'problem'; line: number; message: string };
+  | { kind: 'problem'; line: number; message: string; raw?: string };
 
 export function cellText(cell: CellValue | undefined): string {
   if (cell instanceof Date) return cell.toISOString();

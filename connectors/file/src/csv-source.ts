@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { open, type FileHandle } from 'node:fs/promises';
 import { parse, type CsvError } from 'csv-parse';
 import iconv from 'iconv-lite';
 import type { SourceItem } from './cells';
@@ -48,6 +49,15 @@ function windows1252Cell(cell: string): string {
   return /[\x80-\x9f]/.test(cell) ? iconv.decode(Buffer.from(cell, 'latin1'), 'win1252') : cell;
 }
 
+/**
+ * UTF-8 is parsed as Latin-1 too, for the same exact byte offsets (a restart after an unclosed quote
+ * must land on the right byte, or rows shift), then decoded. Delimiters and quotes are ASCII, and
+ * no byte of a multi-byte UTF-8 character is ASCII, so the split is the same.
+ */
+function utf8Cell(cell: string): string {
+  return /[\x80-\xff]/.test(cell) ? Buffer.from(cell, 'latin1').toString('utf8') : cell;
+}
+
 interface Position {
   /** Line the parser has reached (lines of the whole file). */
   lines: number;
@@ -57,14 +67,18 @@ interface Position {
   bytes: number;
 }
 
-type ParserEvent = { kind: 'record'; record: string[]; info: Position } | { kind: 'skip'; error: CsvError & Position };
+type ParserEvent = { kind: 'record'; record: string[]; info: Position } | { kind: 'skip'; error: CsvError & Position & { records: number } };
 
 /**
- * Streams the parser's events for the file from byte `start` in the order they fire: records and
- * skipped records interleave exactly as in the file. The parser is paused while the queue is full.
+ * Streams the parser's events for the file from byte `start` in file order. Records reach us through
+ * the readable side (buffered while paused) but a skipped record is an event fired at once, so it can
+ * overtake records still buffered: each skip is held until as many records as it says came before it
+ * (`error.records`) were handed on. The parser is paused while the queue is full.
  */
-async function* parseSegment(path: string, delimiter: string, encoding: TextEncoding, start: number): AsyncGenerator<ParserEvent> {
-  const queue: ParserEvent[] = [];
+async function* parseSegment(path: string, delimiter: string, start: number): AsyncGenerator<ParserEvent> {
+  const records: ParserEvent[] = [];
+  const skips: ParserEvent[] = [];
+  let handedOn = 0;
   let ended = false;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
@@ -75,8 +89,9 @@ async function* parseSegment(path: string, delimiter: string, encoding: TextEnco
   };
   const parser = parse({
     delimiter,
-    encoding: encoding === 'utf8' ? 'utf8' : 'latin1',
-    bom: start === 0,
+    encoding: 'latin1',
+    // The BOM is passed over by the caller: with `bom` the parser would switch to UTF-8 decoding.
+    bom: false,
     info: true,
     // A quote inside an unquoted field (`John "JJ" Doe`) is kept as text: with strict quoting the
     // parser loses good rows after such a field, with relaxed quoting it loses none.
@@ -88,12 +103,12 @@ async function* parseSegment(path: string, delimiter: string, encoding: TextEnco
   });
   const input = createReadStream(path, { start });
   parser.on('data', (item: { record: string[]; info: Position }) => {
-    queue.push({ kind: 'record', record: item.record, info: item.info });
-    if (queue.length >= 512) parser.pause();
+    records.push({ kind: 'record', record: item.record, info: item.info });
+    if (records.length >= 512) parser.pause();
     notify();
   });
-  parser.on('skip', (error: CsvError & Position) => {
-    queue.push({ kind: 'skip', error });
+  parser.on('skip', (error: CsvError & Position & { records: number }) => {
+    skips.push({ kind: 'skip', error });
     notify();
   });
   parser.on('end', () => {
@@ -107,16 +122,31 @@ async function* parseSegment(path: string, delimiter: string, encoding: TextEnco
     });
   }
   input.pipe(parser);
+  const skipDue = () => {
+    const next = skips[0];
+    return next?.kind === 'skip' && next.error.records <= handedOn;
+  };
   try {
     for (;;) {
-      const event = queue.shift();
+      if (skipDue()) {
+        yield skips.shift()!;
+        continue;
+      }
+      const event = records.shift();
       if (event) {
-        if (queue.length < 128 && parser.isPaused()) parser.resume();
+        if (records.length < 128 && parser.isPaused()) parser.resume();
+        handedOn++;
         yield event;
         continue;
       }
       if (failure) throw failure;
-      if (ended) return;
+      if (ended) {
+        // Every record was handed on: what is left came after the last one.
+        const rest = skips.shift();
+        if (!rest) return;
+        yield rest;
+        continue;
+      }
       if (parser.isPaused()) parser.resume();
       await new Promise<void>((resolve) => (wake = resolve));
     }
@@ -154,59 +184,145 @@ async function pastNextLine(path: string, offset: number): Promise<{ offset: num
   }
 }
 
-function describe(error: CsvError): string {
-  return error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quote opened on this line is never closed: the line is left out' : error.message;
+/** 3 when the file starts with a UTF-8 byte-order mark (reading starts after it), else 0. */
+async function utf8BomLength(path: string): Promise<number> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(3);
+    const { bytesRead } = await handle.read(head, 0, 3, 0);
+    return bytesRead === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The text of bytes [from, to) of the file (a broken record, for the rejected-rows file), blank lines and the line break cut. */
+async function readRange(handle: FileHandle, from: number, to: number, encoding: TextEncoding): Promise<string> {
+  const buffer = Buffer.alloc(Math.max(0, to - from));
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+  const bytes = buffer.subarray(0, bytesRead);
+  const text = encoding === 'utf8' ? bytes.toString('utf8') : iconv.decode(bytes, 'win1252');
+  return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\r?\n$/, '');
 }
 
 /**
+ * Whether a record's text is quoted as RFC 4180 says: a quote opens a field only at its start, and
+ * closes it only before a delimiter or the end of a line (`""` inside is a quote). Relaxed parsing
+ * accepts more, which is right within one line (`John "JJ" Doe`), but a record over several lines that
+ * is not quoted this way is a quote left open, closed by chance by a stray quote lines later: it
+ * swallowed good rows, it is not a cell holding a line break.
+ */
+function wellQuoted(raw: string, delimiter: string): boolean {
+  let inQuotes = false;
+  let fieldStart = true;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inQuotes) {
+      if (c !== '"') continue;
+      if (raw[i + 1] === '"') {
+        i++;
+        continue;
+      }
+      const next = raw[i + 1];
+      if (next !== undefined && next !== '\r' && next !== '\n' && !raw.startsWith(delimiter, i + 1)) return false;
+      inQuotes = false;
+    } else if (fieldStart && c === '"') {
+      inQuotes = true;
+      fieldStart = false;
+    } else if (raw.startsWith(delimiter, i)) {
+      fieldStart = true;
+      i += delimiter.length - 1;
+    } else if (c === '\r' || c === '\n') {
+      return false; // a line break outside quotes, inside one record
+    } else {
+      fieldStart = false;
+    }
+  }
+  return !inQuotes;
+}
+
+/** Every non-blank line from byte `offset` as a problem: what is left when a file is given up. */
+async function* remainingLines(path: string, offset: number, firstLine: number, encoding: TextEncoding, message: string): AsyncGenerator<SourceItem> {
+  const stream = createReadStream(path, { start: offset });
+  const lines = createInterface({ input: encoding === 'utf8' ? stream : stream.pipe(iconv.decodeStream('win1252')), crlfDelay: Infinity });
+  let line = firstLine;
+  try {
+    for await (const text of lines) {
+      if (text.trim() !== '') yield { kind: 'problem', line, message, raw: text };
+      line++;
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+}
+
+const UNCLOSED = 'a quote opened on this line is never closed: the line is left out';
+
+/**
  * Streams the records of a delimited file in file order, each broken record as a `problem` at the line
- * where it starts, without stopping: a record with another number of fields than the header is
- * reported; a quote that is never closed (which would swallow the rest of the file) costs only its
- * own line: reading starts again on the next line.
+ * where it starts (with its text, `raw`), without stopping: a record with another number of fields
+ * than the header is reported; a quote that is never closed (which would swallow the rest of the
+ * file), or closed only by a stray quote lines later (`unpairedQuote`), costs only its own line:
+ * reading starts again on the next line. After `MAX_RESTARTS`, each line left is reported as it is.
  */
 export async function* readCsv(path: string, delimiter: string, encoding: TextEncoding = 'utf8'): AsyncGenerator<SourceItem> {
-  let start = 0;
+  let start = await utf8BomLength(path);
   let lineBase = 0;
   let width: number | undefined;
-  for (let restarts = 0; ; restarts++) {
-    // Where the last record (or broken record) ended, in whole-file lines and bytes.
-    let lastLine = lineBase;
-    let lastEmpty = 0;
-    let lastByte = start;
-    let unclosedQuote = false;
-    const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
-    for await (const event of parseSegment(path, delimiter, encoding, start)) {
-      if (event.kind === 'record') {
-        const { record, info } = event;
-        if (width === undefined) width = record.length;
-        if (record.length === width) yield { kind: 'record', cells: encoding === 'utf8' ? record : record.map(windows1252Cell), line: startLine(info) };
-        else {
+  // Broken records are read back as text (for the rejected-rows file) through one handle.
+  const handle = await open(path, 'r');
+  try {
+    for (let restarts = 0; ; restarts++) {
+      // Where the last record (or broken record) ended, in whole-file lines and bytes.
+      let lastLine = lineBase;
+      let lastEmpty = 0;
+      let lastByte = start;
+      let restart: string | undefined;
+      const startLine = (position: Position) => lastLine + 1 + (position.empty_lines - lastEmpty);
+      for await (const event of parseSegment(path, delimiter, start)) {
+        if (event.kind === 'record') {
+          const { record, info } = event;
+          if (width === undefined) width = record.length;
           const first = startLine(info);
-          const span = lineBase + info.lines > first ? ` (a record over lines ${first}-${lineBase + info.lines})` : '';
-          yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}${span}` };
+          const last = lineBase + info.lines;
+          const raw = last > first || record.length !== width ? await readRange(handle, lastByte, start + info.bytes, encoding) : undefined;
+          if (last > first && !wellQuoted(raw!, delimiter)) {
+            // The good rows the open quote swallowed are read again, from the next line.
+            restart = `a quote opened on this line is never closed (it ran over lines ${first}-${last}): the line is left out`;
+            break;
+          }
+          if (record.length === width) yield { kind: 'record', cells: record.map(encoding === 'utf8' ? utf8Cell : windows1252Cell), line: first };
+          else {
+            const span = last > first ? ` (a record over lines ${first}-${last})` : '';
+            yield { kind: 'problem', line: first, message: `wrong number of fields: expected ${width}, got ${record.length}${span}`, raw };
+          }
+          lastLine = last;
+          lastEmpty = info.empty_lines;
+          lastByte = start + info.bytes;
+        } else if (event.error.code === 'CSV_QUOTE_NOT_CLOSED') {
+          restart = UNCLOSED;
+          break;
+        } else {
+          const raw = await readRange(handle, lastByte, start + event.error.bytes, encoding);
+          yield { kind: 'problem', line: startLine(event.error), message: event.error.message, raw };
+          lastLine = lineBase + event.error.lines;
+          lastEmpty = event.error.empty_lines;
+          lastByte = start + event.error.bytes;
         }
-        lastLine = lineBase + info.lines;
-        lastEmpty = info.empty_lines;
-        lastByte = start + info.bytes;
-      } else if (event.error.code === 'CSV_QUOTE_NOT_CLOSED') {
-        unclosedQuote = true;
-        break;
-      } else {
-        yield { kind: 'problem', line: startLine(event.error), message: describe(event.error) };
-        lastLine = lineBase + event.error.lines;
-        lastEmpty = event.error.empty_lines;
-        lastByte = start + event.error.bytes;
       }
+      if (restart === undefined) return;
+      const next = await pastNextLine(path, lastByte);
+      const brokenLine = lastLine + next.blankLines + 1;
+      if (restarts >= MAX_RESTARTS) {
+        yield* remainingLines(path, lastByte, lastLine + 1, encoding, 'not read: too many broken lines before this one (fix the quotes above and clean the file again)');
+        return;
+      }
+      yield { kind: 'problem', line: brokenLine, message: restart, raw: await readRange(handle, lastByte, next.offset, encoding) };
+      start = next.offset;
+      lineBase = brokenLine;
     }
-    if (!unclosedQuote) return;
-    const next = await pastNextLine(path, lastByte);
-    const brokenLine = lastLine + next.blankLines + 1;
-    if (restarts >= MAX_RESTARTS) {
-      yield { kind: 'problem', line: brokenLine, message: `a quote opened on this line is never closed: too many broken lines, the rest of the file from here is left out` };
-      return;
-    }
-    yield { kind: 'problem', line: brokenLine, message: describe({ code: 'CSV_QUOTE_NOT_CLOSED' } as CsvError) };
-    start = next.offset;
-    lineBase = brokenLine;
+  } finally {
+    await handle.close();
   }
 }

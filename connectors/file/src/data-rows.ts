@@ -5,7 +5,7 @@ import type { ResolvedOptions } from './options';
 
 export type DataItem =
   | { kind: 'row'; row: number; line: number; cells: CellValue[]; email: string }
-  | { kind: 'problem'; line: number; message: string };
+  | { kind: 'problem'; line: number; message: string; raw?: string };
 
 export function rowLimitError(options: ResolvedOptions): InputError {
   return new InputError(

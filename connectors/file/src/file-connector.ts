@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import {
   InputError,
   VerifyHubError,
@@ -16,11 +16,18 @@ import {
 import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
-import { resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
+import { recheckOutputs, resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
 import { OrderedOutput, type OutputTotals } from './ordered-output';
 
 /** The scope kind a file connector reads (`all` is accepted as a synonym): the whole file. */
 export const FILE_SCOPE = 'file';
+
+/**
+ * `recheck:<runId>`: the whole file again, for a re-check of that run's unknown rows. Results still
+ * fresh in the cache cost nothing, unknowns are never cached, so they are what gets verified again;
+ * the outputs are new files (`recheckOutputs`), never the first run's.
+ */
+export const RECHECK_SCOPE = 'recheck';
 
 export interface FileInspection {
   /** A name per column: the header text, or `column_N` where it is blank or the file has no header. */
@@ -52,11 +59,27 @@ export interface FileSummary extends OutputTotals {
   output: string;
   removedOutput: string;
   summaryOutput: string;
+  /** The records that could not be read, each with its line, reason and text (CSV). */
+  rejectedOutput: string;
   dryRun: boolean;
   problems: FileProblem[];
 }
 
 const SAMPLE_SIZE = 5;
+
+/** `file` (or `all`) and `recheck:<run id>`; an `InputError` naming `scope` otherwise. */
+export function checkFileScope(scope: Scope): void {
+  if (scope.kind !== FILE_SCOPE && scope.kind !== 'all' && scope.kind !== RECHECK_SCOPE) throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}" or "${RECHECK_SCOPE}:<run id>", not "${scope.kind}"`);
+}
+
+/**
+ * The summary as the JSON file has it: file names, never the folders they are in. The file travels
+ * (a hub serves it as a download) and a server's paths are not the reader's business.
+ */
+function withFileNames(summary: FileSummary): FileSummary {
+  const { input, output, removedOutput, summaryOutput, rejectedOutput } = summary;
+  return { ...summary, input: basename(input), output: basename(output), removedOutput: basename(removedOutput), summaryOutput: basename(summaryOutput), rejectedOutput: basename(rejectedOutput) };
+}
 
 /**
  * A Connector over one CSV/TSV/.xlsx file. `pull()` pages through the rows; `write()` streams the
@@ -64,7 +87,8 @@ const SAMPLE_SIZE = 5;
  */
 export class FileConnector implements Connector {
   readonly platform = 'file';
-  readonly options: ResolvedOptions;
+  options: ResolvedOptions;
+  private runId?: string;
   private inspection?: Promise<{ layout: FileLayout; info: FileInspection }>;
   private reader?: DataRows;
   private pulling: Promise<unknown> = Promise.resolve();
@@ -73,8 +97,17 @@ export class FileConnector implements Connector {
   private summary?: FileSummary;
   private readonly problemsByLine = new Map<number, string>();
 
-  constructor(options: FileConnectorOptions) {
-    this.options = resolveOptions(options);
+  constructor(private readonly rawOptions: FileConnectorOptions) {
+    this.options = resolveOptions(rawOptions);
+  }
+
+  checkScope(scope: Scope): void {
+    checkFileScope(scope);
+  }
+
+  /** The run this connector works for (the pipeline says so): names a re-check's outputs. */
+  bindRun(runId: string): void {
+    this.runId = runId;
   }
 
   /** Rows that could not be parsed (and other row problems), by line number, from every read so far. */
@@ -92,7 +125,7 @@ export class FileConnector implements Connector {
     } catch (error) {
       problems.push(`input: cannot read ${this.options.input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    for (const field of ['output', 'removedOutput', 'summaryOutput'] as const) {
+    for (const field of ['output', 'removedOutput', 'summaryOutput', 'rejectedOutput'] as const) {
       const dir = dirname(this.options[field]);
       try {
         await access(dir, constants.W_OK);
@@ -116,7 +149,8 @@ export class FileConnector implements Connector {
   }
 
   private async pullPage(scope: Scope, cursor?: string): Promise<Page> {
-    if (scope.kind !== FILE_SCOPE && scope.kind !== 'all') throw new InputError('scope', `the file connector reads scope "${FILE_SCOPE}", not "${scope.kind}"`);
+    this.checkScope(scope);
+    if (scope.kind === RECHECK_SCOPE) this.useRecheckOutputs();
     if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InputError('cursor', `"${cursor}" is not a file cursor (a row count)`);
     const { layout } = await this.layout();
     const start = cursor === undefined ? 0 : Number(cursor);
@@ -181,12 +215,13 @@ export class FileConnector implements Connector {
     await this.reader?.close();
     this.reader = undefined;
     const totals = await output.finish();
-    const { input, output: cleaned, removedOutput, summaryOutput } = this.options;
+    const { input, output: cleaned, removedOutput, summaryOutput, rejectedOutput } = this.options;
     const summary: FileSummary = {
       input,
       output: cleaned,
       removedOutput,
       summaryOutput,
+      rejectedOutput,
       dryRun: output.dryRun,
       rows: totals.rows,
       counts: totals.counts,
@@ -194,9 +229,10 @@ export class FileConnector implements Connector {
       skipped: totals.skipped,
       duplicateRows: totals.duplicateRows,
       credits: overrides.credits ?? totals.credits,
+      rejected: totals.rejected,
       problems: this.problems,
     };
-    if (!output.dryRun) await writeFile(summaryOutput, `${JSON.stringify(summary, null, 2)}\n`);
+    if (!output.dryRun) await writeFile(summaryOutput, `${JSON.stringify(withFileNames(summary), null, 2)}\n`);
     this.summary = summary;
     return summary;
   }
@@ -210,6 +246,13 @@ export class FileConnector implements Connector {
     this.reader = undefined;
     const output = await this.outputStart?.catch(() => undefined);
     await output?.abort();
+  }
+
+  /** A re-check writes new files; decided before the first write, the same way by every pull. */
+  private useRecheckOutputs(): void {
+    if (!this.runId) throw new InputError('scope', `a re-check of a file needs the run it belongs to: start it with \`verify-hub runs recheck <run id>\``);
+    if (this.outputStart) return;
+    this.options = recheckOutputs(resolveOptions(this.rawOptions), this.runId);
   }
 
   private startOutput(dryRun: boolean): Promise<OrderedOutput> {

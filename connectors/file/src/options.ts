@@ -17,6 +17,8 @@ export interface FileConnectorOptions {
   removedOutput?: string;
   /** JSON summary; default `<dir>/<name>.summary.json`. */
   summaryOutput?: string;
+  /** Records that could not be read (line, reason, text); default `<dir>/<name>.rejected_rows.csv`. */
+  rejectedOutput?: string;
   /** The email column: header name (case-insensitive) or 1-based index; detected when absent. */
   column?: string;
   /** Risks whose rows go to the removed file instead of the cleaned one; default `['invalid']`. */
@@ -39,6 +41,7 @@ export interface ResolvedOptions {
   output: string;
   removedOutput: string;
   summaryOutput: string;
+  rejectedOutput: string;
   column?: string;
   remove: ReadonlySet<RemovableRisk>;
   maxRows: number;
@@ -58,6 +61,7 @@ const OptionsSchema = z.object({
   output: z.string().trim().min(1).optional(),
   removedOutput: z.string().trim().min(1).optional(),
   summaryOutput: z.string().trim().min(1).optional(),
+  rejectedOutput: z.string().trim().min(1).optional(),
   column: z.union([z.string().trim().min(1), z.number().int().positive().transform(String)]).optional(),
   remove: z.array(z.enum(REMOVABLE_RISKS)).optional(),
   maxRows: z.number().int().positive().optional(),
@@ -86,6 +90,7 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     output: options.output ?? `${stem}.cleaned${ext}`,
     removedOutput: options.removedOutput ?? `${stem}.removed${ext}`,
     summaryOutput: options.summaryOutput ?? `${stem}.summary.json`,
+    rejectedOutput: options.rejectedOutput ?? `${stem}.rejected_rows.csv`,
     column: options.column,
     remove: new Set(options.remove ?? ['invalid']),
     maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
@@ -98,7 +103,18 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
       throw new InputError(field, `must have the input's format (${resolved.format === 'xlsx' ? '.xlsx' : '.csv, .tsv or .txt'})`);
     }
   }
-  const paths = [resolved.input, resolved.output, resolved.removedOutput, resolved.summaryOutput];
-  if (new Set(paths).size !== paths.length) throw new InputError('output', 'the input, cleaned, removed and summary files must be four different paths');
+  if (extname(resolved.rejectedOutput).toLowerCase() !== '.csv') throw new InputError('rejectedOutput', 'must be a .csv file');
+  const paths = [resolved.input, resolved.output, resolved.removedOutput, resolved.summaryOutput, resolved.rejectedOutput];
+  if (new Set(paths).size !== paths.length) throw new InputError('output', 'the input, cleaned, removed, rejected-rows and summary files must be five different paths');
   return resolved;
+}
+
+/**
+ * Where a re-check run writes: beside each output of the run it re-checks, with `.recheck-<runId>`
+ * before the extension, so the files of the run it re-checks are never written over.
+ */
+export function recheckOutputs(options: ResolvedOptions, runId: string): ResolvedOptions {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(runId)) throw new InputError('runId', 'must be letters, digits, - or _ (it goes in file names)');
+  const tagged = (path: string) => `${join(dirname(path), basename(path, extname(path)))}.recheck-${runId}${extname(path)}`;
+  return { ...options, output: tagged(options.output), removedOutput: tagged(options.removedOutput), summaryOutput: tagged(options.summaryOutput), rejectedOutput: tagged(options.rejectedOutput) };
 }

@@ -13,7 +13,12 @@ export interface OutputTotals {
   skipped: Record<string, number>;
   credits: number;
   duplicateRows: number;
+  /** Records that could not be read: each is a row of the rejected-rows file, with its line and reason. */
+  rejected: number;
 }
+
+/** The columns of the rejected-rows file: where the record starts, why it was not read, and its text. */
+export const REJECTED_COLUMNS = ['line', 'reason', 'record'];
 
 const sameAddress = (rowEmail: string, v: Verification) => {
   const n = normalizeEmail(rowEmail);
@@ -30,7 +35,7 @@ export class OrderedOutput {
   private readonly rows: DataRows;
   private readonly pending = new Map<number, Verification>();
   private readonly columns: OutputColumns;
-  private sinks?: { cleaned: RowSink; removed: RowSink };
+  private sinks?: { cleaned: RowSink; removed: RowSink; rejected: RowSink };
   private queue: Promise<unknown> = Promise.resolve();
   private lastWritten = 0;
   /** Every address seen (normalised), and whether a credit was counted for it: one entry per address. */
@@ -42,6 +47,7 @@ export class OrderedOutput {
     skipped: { no_email: 0, unparseable: 0 },
     credits: 0,
     duplicateRows: 0,
+    rejected: 0,
   };
 
   constructor(
@@ -79,6 +85,7 @@ export class OrderedOutput {
         await this.open();
         await this.sinks!.cleaned.close();
         await this.sinks!.removed.close();
+        await this.sinks!.rejected.close();
         return this.totals;
       } catch (error) {
         await this.abort();
@@ -91,6 +98,7 @@ export class OrderedOutput {
     await this.rows.close();
     await this.sinks?.cleaned.abort();
     await this.sinks?.removed.abort();
+    await this.sinks?.rejected.abort();
   }
 
   private take({ contact, verification }: ContactResult): WriteFailure | 'again' | undefined {
@@ -119,9 +127,12 @@ export class OrderedOutput {
       // Outputs are UTF-8; a Windows-1252 input gets a BOM on them so Excel still reads them right.
       return this.layout.format === 'xlsx' ? xlsxSink(path, this.layout.sheetName ?? 'Sheet1') : csvSink(path, this.layout.delimiter ?? ',', this.layout.bom || this.layout.encoding === 'windows-1252');
     };
-    this.sinks = { cleaned: make(this.options.output), removed: make(this.options.removedOutput) };
+    // Rejected records are raw text, not cells: that file is comma-separated CSV whatever the input's format.
+    const rejected = this.dryRun ? nullSink : csvSink(this.options.rejectedOutput, ',', this.layout.bom || this.layout.encoding === 'windows-1252');
+    this.sinks = { cleaned: make(this.options.output), removed: make(this.options.removedOutput), rejected };
     await this.sinks.cleaned.write(this.columns.header);
     await this.sinks.removed.write(this.columns.header);
+    await this.sinks.rejected.write(REJECTED_COLUMNS);
   }
 
   /** Writes rows in order while the next one is ready; with `toEnd`, writes every row left. */
@@ -132,8 +143,10 @@ export class OrderedOutput {
       if (!item) return;
       if (item.kind === 'problem') {
         this.totals.skipped.unparseable = (this.totals.skipped.unparseable ?? 0) + 1;
+        this.totals.rejected++;
         this.onProblem(item.line, item.message);
         await this.rows.next();
+        await this.sinks!.rejected.write([item.line, item.message, item.raw ?? '']);
         continue;
       }
       const verification = this.pending.get(item.row);

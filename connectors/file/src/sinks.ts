@@ -16,6 +16,15 @@ export interface RowSink {
 
 const partial = (path: string) => `${path}.partial`;
 
+/**
+ * A cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR first) gets a leading
+ * apostrophe (OWASP CSV injection): the cells come from contact lists anyone could have typed into.
+ * Numbers and booleans are written as they are (our own `ev_score`, for example).
+ */
+export function neutralizeFormula(cell: CellValue): CellValue {
+  return typeof cell === 'string' && /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+}
+
 export function csvSink(path: string, delimiter: string, bom: boolean): RowSink {
   const file = createWriteStream(partial(path));
   const stringifier = stringify({ delimiter, bom, record_delimiter: 'unix', cast: { boolean: (b) => (b ? 'true' : 'false') } });
@@ -26,7 +35,7 @@ export function csvSink(path: string, delimiter: string, bom: boolean): RowSink 
   return {
     async write(cells) {
       if (failed.signal.aborted) throw failed.signal.reason;
-      if (!stringifier.write(cells)) await once(stringifier, 'drain', { signal: failed.signal });
+      if (!stringifier.write(cells.map(neutralizeFormula))) await once(stringifier, 'drain', { signal: failed.signal });
     },
     async close() {
       stringifier.end();

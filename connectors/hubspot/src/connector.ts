@@ -4,7 +4,7 @@ import { buildHubSpotApis, type HubSpotApis } from './client';
 import { HubSpotDailyLimitError } from './errors';
 import { needsRefresh, refreshHubSpotToken } from './oauth';
 import { nextMidnight } from './portal-time';
-import { ContactPuller } from './pull';
+import { ContactPuller, checkHubSpotScope } from './pull';
 import { RequestRunner, type RunnerOptions } from './request-runner';
 import { ensureHubSpotSchema } from './schema';
 import { ContactWriter } from './write';
@@ -69,6 +69,10 @@ export class HubSpotConnector implements Connector {
     return this.puller.pull(scope, cursor);
   }
 
+  checkScope(scope: Scope): void {
+    checkHubSpotScope(scope);
+  }
+
   pullByIds(ids: string[]): Promise<Contact[]> {
     return this.puller.byIds(ids);
   }
@@ -124,7 +128,7 @@ export class HubSpotConnector implements Connector {
 
 /** Builds a factory with explicit app credentials (tests, embedding); `hubspotConnectorFactory` reads them from the environment. */
 export function createHubSpotConnectorFactory(options: HubSpotConnectorOptions = {}): ConnectorFactory {
-  return (connection, deps) => new HubSpotConnector(connection, deps, options);
+  return Object.assign((connection: ConnectionRecord, deps: ConnectorDeps) => new HubSpotConnector(connection, deps, options), { checkScope: checkHubSpotScope });
 }
 
 export const hubspotConnectorFactory: ConnectorFactory = createHubSpotConnectorFactory();

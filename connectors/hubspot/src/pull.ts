@@ -58,19 +58,14 @@ export class ContactPuller {
   }
 
   async pull(scope: Scope, cursor?: string): Promise<Page> {
+    checkHubSpotScope(scope);
     switch (scope.kind) {
-      case 'all':
-        return this.pullAll(cursor);
       case 'list':
-        if (!scope.value || !/^\d+$/.test(scope.value)) throw new InputError('scope', 'list:<id> needs a numeric HubSpot list id (v3 list id)');
-        return this.pullList(scope.value, cursor);
-      case 'changed-since': {
-        const since = Date.parse(scope.value ?? '');
-        if (!Number.isFinite(since)) throw new InputError('scope', 'changed-since:<time> needs an ISO 8601 time, for example changed-since:2026-01-31T00:00:00Z');
-        return this.pullChangedSince(since, cursor);
-      }
+        return this.pullList(scope.value!, cursor);
+      case 'changed-since':
+        return this.pullChangedSince(Date.parse(scope.value!), cursor);
       default:
-        throw new InputError('scope', `HubSpot scopes are all, list:<id> and changed-since:<ISO time>; got ${scope.kind}`);
+        return this.pullAll(cursor);
     }
   }
 
@@ -183,5 +178,21 @@ export class ContactPuller {
       contacts.push({ id: record.id, email, current });
     }
     return { contacts, ...(noEmail ? { skipped: { no_email: noEmail } } : {}) };
+  }
+}
+
+/** The scopes HubSpot runs read: `all`, `list:<numeric id>`, `changed-since:<ISO time>`; an `InputError` naming `scope` otherwise. */
+export function checkHubSpotScope(scope: Scope): void {
+  switch (scope.kind) {
+    case 'all':
+      return;
+    case 'list':
+      if (!scope.value || !/^\d+$/.test(scope.value)) throw new InputError('scope', 'list:<id> needs a numeric HubSpot list id (v3 list id)');
+      return;
+    case 'changed-since':
+      if (!Number.isFinite(Date.parse(scope.value ?? ''))) throw new InputError('scope', 'changed-since:<time> needs an ISO 8601 time, for example changed-since:2026-01-31T00:00:00Z');
+      return;
+    default:
+      throw new InputError('scope', `HubSpot scopes are all, list:<id> and changed-since:<ISO time>; got ${scope.kind}`);
   }
 }

@@ -65,6 +65,10 @@ export class MailchimpConnector implements Connector {
     return ensureMergeFields(this.api, this.listId(listId), this.settings.names);
   }
 
+  checkScope(scope: Scope): void {
+    resolveScope(scope, this.settings.listId);
+  }
+
   async pull(scope: Scope, cursor?: string): Promise<Page> {
     const target = resolveScope(scope, this.settings.listId);
     const offset = parseCursor(cursor);
@@ -166,4 +170,7 @@ export class MailchimpConnector implements Connector {
   }
 }
 
-export const mailchimpConnectorFactory: ConnectorFactory = (connection, deps) => new MailchimpConnector(connection, deps);
+export const mailchimpConnectorFactory: ConnectorFactory = Object.assign((connection: ConnectionRecord, deps: ConnectorDeps) => new MailchimpConnector(connection, deps), {
+  // The scope's form only: which audience `all` means is the connection's business, checked with it.
+  checkScope: (scope: Scope) => void resolveScope(scope, 'connection-audience'),
+});

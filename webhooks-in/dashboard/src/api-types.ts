@@ -18,6 +18,8 @@ export interface RunCounters {
   failed: number;
   credits: number;
   rejected?: number;
+  /** Records of a file that could not be read (listed in its rejected-rows file). */
+  unreadable?: number;
 }
 
 export interface RunView {

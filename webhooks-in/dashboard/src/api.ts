@@ -126,6 +126,7 @@ export const runLinks = (id: string) => ({
   report: path`/api/runs/${id}/report.csv`,
   cleaned: path`/api/runs/${id}/files/cleaned`,
   removed: path`/api/runs/${id}/files/removed`,
+  rejected: path`/api/runs/${id}/files/rejected`,
   summary: path`/api/runs/${id}/files/summary`,
 });
 

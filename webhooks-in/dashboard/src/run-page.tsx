@@ -18,6 +18,7 @@ const ERROR_RETRY_MS = 5000;
 const COUNTERS: { key: keyof RunCounters; label: string }[] = [
   { key: 'pulled', label: 'Pulled' },
   { key: 'skipped', label: 'Skipped' },
+  { key: 'unreadable', label: 'Could not be read' },
   { key: 'cached', label: 'Cached' },
   { key: 'verified', label: 'Verified' },
   { key: 'unknown', label: 'Unknown' },
@@ -125,7 +126,8 @@ export function RunPage({ id }: { id: string }) {
           </ul>
 
           <dl class="counters">
-            {COUNTERS.map(({ key, label }) => (
+            {/* Only a file has records that cannot be read. */}
+            {COUNTERS.filter(({ key }) => key !== 'unreadable' || run.platform === 'file').map(({ key, label }) => (
               <div key={key}>
                 <dt>{label}</dt>
                 <dd data-testid={`counter-${key}`}>{run.counters[key] ?? 0}</dd>
@@ -166,6 +168,13 @@ export function RunPage({ id }: { id: string }) {
                       Download removed rows
                     </a>
                   </li>
+                  {(run.counters.unreadable ?? 0) > 0 && (
+                    <li>
+                      <a href={links.rejected} download>
+                        Download rows that could not be read ({formatNumber(run.counters.unreadable ?? 0)})
+                      </a>
+                    </li>
+                  )}
                   <li>
                     <a href={links.summary} download>
                       Download summary

@@ -12,7 +12,7 @@ import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { RunIdParams, RunOptionsSchema, UploadFields } from '../schemas';
 import { runView } from '../run-view';
-import { outputPath, uploadedInput, type OutputKind } from '../file-outputs';
+import { OUTPUT_KINDS, outputPath, uploadOfRun } from '../file-outputs';
 
 export const UPLOAD_EXTENSIONS = ['.csv', '.tsv', '.txt', '.xlsx'];
 export const DEFAULT_UPLOAD_MAX_BYTES = 64 * 1024 * 1024;
@@ -28,11 +28,14 @@ export interface FileRoutesOptions {
   operations?: ConnectionOperations;
   /** How long a previewed upload that was never started is kept (default 24 hours). */
   abandonedAfterMs?: number;
+  /** How long an upload a run was started over (and its outputs) is kept (default 30 days; VERIFY_HUB_RETENTION_DAYS). */
+  retentionMs?: number;
   now?: () => number;
   logger?: Logger;
 }
 
 export const DEFAULT_ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_UPLOAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Abandoned previews are looked for at most this often (on a preview), so a busy hub does not list its uploads each time. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -109,7 +112,28 @@ function refusalOf(error: unknown, settings: UploadSettings): HttpError {
   return new HttpError(400, 'INVALID_INPUT', 'file: cannot be read as CSV or Excel (.xlsx): save it as CSV (UTF-8) or .xlsx and upload it again', 'file');
 }
 
-const OutputParams = z.object({ kind: z.enum(['cleaned', 'removed', 'summary']) });
+/** Where a file run's outputs are downloaded (a re-check run has its own). */
+export const fileLinks = (runId: string) => ({
+  run: `/api/runs/${runId}`,
+  cleaned: `/api/runs/${runId}/files/cleaned`,
+  removed: `/api/runs/${runId}/files/removed`,
+  rejected: `/api/runs/${runId}/files/rejected`,
+  summary: `/api/runs/${runId}/files/summary`,
+});
+
+/**
+ * The multipart parser's own complaints (`Unexpected end of form`, `Malformed part header`, no
+ * boundary) are the sender's broken body: 400 naming `file`. Our refusals and multer's limits keep
+ * their answer; a disk error (it has a syscall) stays a server error.
+ */
+function malformedUpload(error: unknown): unknown {
+  if (error instanceof HttpError || !(error instanceof Error)) return error;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (syscall || (typeof code === 'string' && code.startsWith('LIMIT_'))) return error;
+  return new HttpError(400, 'INVALID_INPUT', 'file: the upload is not a well-formed multipart/form-data body: send the file in the form field "file"', 'file');
+}
+
+const OutputParams = z.object({ kind: z.enum(OUTPUT_KINDS) });
 
 /**
  * The bulk-file feature. One code path: an upload is received, inspected and saved as connection
@@ -156,8 +180,12 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     await options.connections?.delete(connectionIdOf(uploadId));
   };
 
-  /** A previewed upload never started is removed after a day: its file holds a marketer's contacts. */
+  /**
+   * A previewed upload never started is removed after a day, one a run was started over (its outputs
+   * with it) after the retention period: the files hold a marketer's contacts.
+   */
   const abandonedAfterMs = options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS;
+  const retentionMs = options.retentionMs ?? DEFAULT_UPLOAD_RETENTION_MS;
   const now = options.now ?? Date.now;
   let lastSweep = -Infinity;
   const sweepAbandoned = async (): Promise<void> => {
@@ -166,15 +194,18 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     for (const record of await options.connections.list()) {
       const uploadId = record.platform === 'file' && record.id.startsWith(FILE_CONNECTION_PREFIX) ? record.id.slice(FILE_CONNECTION_PREFIX.length) : undefined;
       const age = now() - Date.parse(record.createdAt);
-      if (!uploadId || record.settings?.runId || !(age >= abandonedAfterMs) || !UploadIdParams.safeParse({ uploadId }).success) continue;
+      const keptFor = record.settings?.runId ? retentionMs : abandonedAfterMs;
+      if (!uploadId || !(age >= keptFor) || !UploadIdParams.safeParse({ uploadId }).success) continue;
       // One upload that cannot be removed must not refuse the new one: it is tried again at the next sweep.
       await discard(uploadId).catch((error: unknown) => options.logger?.warn({ uploadId, reason: (error as Error).message }, 'could not remove an abandoned upload'));
     }
   };
 
-  // A refused upload (type, size, field) leaves nothing behind: multer removes the partial file, this the folder.
+  // A refused upload (type, size, field, a body that is not multipart) leaves nothing behind: multer
+  // removes the partial file, this the folder.
   const receiveFile: RequestHandler = (req, res, next) => {
-    upload.single('file')(req, res, (error?: unknown) => {
+    upload.single('file')(req, res, (raw?: unknown) => {
+      const error = raw === undefined ? undefined : malformedUpload(raw);
       const uploadId = (req as { uploadId?: string }).uploadId;
       if (!error || !uploadId) return next(error);
       rm(join(options.uploadDir, uploadId), { recursive: true, force: true }).then(() => next(error), () => next(error));
@@ -244,7 +275,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       .json({
         run: runView(run),
         upload: result.upload,
-        links: { run: `/api/runs/${run.id}`, cleaned: `/api/runs/${run.id}/files/cleaned`, removed: `/api/runs/${run.id}/files/removed`, summary: `/api/runs/${run.id}/files/summary` },
+        links: fileLinks(run.id),
       });
   };
 
@@ -256,6 +287,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
   // One-shot: upload and start at once.
   router.post('/files', receiveFile, async (req, res) => {
     const { file, uploadId } = requireFile(req);
+    await sweepAbandoned().catch((error: unknown) => options.logger?.warn({ reason: (error as Error).message }, 'could not look for expired uploads'));
     try {
       store();
       const fields = parseInput(UploadFields, req.body ?? {}, 'form');
@@ -320,10 +352,10 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     const { kind } = parseInput(OutputParams, { kind: req.params.kind }, 'params');
     const run = await options.runs.get(id);
     if (!run) throw new HttpError(404, 'NOT_FOUND', `run ${id} not found`);
-    const input = uploadedInput(run, options.uploadDir);
+    const input = await uploadOfRun(run, options.uploadDir, (sourceId) => options.runs.get(sourceId));
     if (!input) throw new HttpError(404, 'NOT_FOUND', `run ${id} is not an uploaded-file run`);
     if (run.status !== 'completed') throw new HttpError(409, 'NOT_READY', `run ${id} is ${run.status}; its files are ready when it completes`);
-    const path = outputPath(input, kind as OutputKind);
+    const path = outputPath(input, kind, run);
     await access(path).catch(() => {
       throw new HttpError(404, 'NOT_FOUND', `run ${id} has no ${kind} file`);
     });

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
-import { ListRunsQuery, RunIdParams, StartRunBody } from '../schemas';
+import { ListRunsQuery, ResumeRunBody, RunIdParams, StartRunBody } from '../schemas';
 import { runView } from '../run-view';
 import { reportCsv } from '../report-csv';
 
@@ -42,8 +42,9 @@ export function runRoutes(runs: RunService): Router {
 
   router.post('/runs/:id/resume', async (req, res) => {
     const { id } = parseInput(RunIdParams, req.params, 'params');
+    const { maxCredits } = parseInput(ResumeRunBody, req.body ?? {}, 'body');
     await existing(id);
-    res.json(runView(await runs.resume(id)));
+    res.json(runView(await runs.resume(id, maxCredits === undefined ? {} : { maxCredits })));
   });
 
   router.post('/runs/:id/pause', async (req, res) => {
