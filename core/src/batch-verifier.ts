@@ -1,5 +1,5 @@
 import type { VerificationCache } from './cache';
-import { EngineAuthError, EngineQuotaError, EngineRateLimitError, VerifyHubError } from './errors';
+import { AuthError, QuotaError, RateLimitError, VerifyHubError } from './errors';
 import { normalizeEmail } from './normalize';
 import { sleep } from './retry';
 import type { Verifier } from './verifier';
@@ -86,13 +86,14 @@ export class BatchVerifier {
     }
 
     let stopped: BatchReport['stopped'];
+    let storeFailure: { error: unknown } | undefined;
     let inFlight = 0;
     let resumeAt = 0; // shared rate-limit gate
     let next = 0;
     const pendingAgain: string[] = [];
 
     const takeNext = (): string | undefined => {
-      if (stopped) return undefined;
+      if (stopped || storeFailure) return undefined;
       if (opts.creditCap !== undefined && counters.credits + inFlight >= opts.creditCap) return undefined;
       return pendingAgain.pop() ?? (next < todo.length ? todo[next++] : undefined);
     };
@@ -122,13 +123,20 @@ export class BatchVerifier {
           counters.verified++;
           if (v.risk === 'unknown') counters.unknown++;
           if (v.billable) counters.credits++;
-          await opts.cache?.setMany([v]);
+          // Stored the moment it is bought, so a batch killed later never buys it again. A store
+          // that fails ends the batch with that error (the result is not lost in a wrong verdict).
+          try {
+            await opts.cache?.setMany([v]);
+          } catch (error) {
+            storeFailure ??= { error };
+            return;
+          }
           opts.onResult?.(v, counters);
         } catch (error) {
-          if (error instanceof EngineQuotaError) {
+          if (error instanceof QuotaError) {
             pendingAgain.push(key);
             stop('quota', error.message, error, error.resetAt);
-          } else if (error instanceof EngineRateLimitError) {
+          } else if (error instanceof RateLimitError) {
             pendingAgain.push(key);
             const waitMs = error.waitMs();
             if (opts.maxRateLimitWaitMs !== undefined && waitMs > opts.maxRateLimitWaitMs) {
@@ -137,7 +145,7 @@ export class BatchVerifier {
               counters.rateLimitWaits++;
               resumeAt = Math.max(resumeAt, error.resetAt);
             }
-          } else if (error instanceof EngineAuthError) {
+          } else if (error instanceof AuthError) {
             pendingAgain.push(key);
             stop('auth', error.message, error);
           } else if (opts.signal?.aborted) {
@@ -158,6 +166,7 @@ export class BatchVerifier {
     };
 
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
+    if (storeFailure) throw storeFailure.error;
 
     if (!stopped && opts.creditCap !== undefined && byKey.size < firstInputOf.size) {
       stop('credit_cap', `credit cap of ${opts.creditCap} reached`);
