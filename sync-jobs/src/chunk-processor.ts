@@ -22,6 +22,12 @@ export interface ChunkDeps {
   /** The engine, already under the shared limiter when there is one. */
   verifier: Verifier;
   cache?: VerificationCache;
+  /**
+   * Stores results the moment they are bought (default: `cache.setMany`). The queue passes one that
+   * also adds the billable ones to the run's credits in the same Redis step, so neither a replayed
+   * chunk nor a killed worker makes the run's credits differ from what the engine billed.
+   */
+  keepBought?: (bought: Verification[]) => Promise<void>;
   /** Verifications in flight at once within this chunk. */
   concurrency?: number;
 }
@@ -52,6 +58,12 @@ export interface ChunkInput {
   signal?: AbortSignal;
   /** Awaited just before the write: lets the in-process executor keep writes in page order. */
   beforeWrite?: () => Promise<void>;
+  /**
+   * An earlier attempt of this chunk may have written already (it was killed mid-write): read the
+   * contacts again by id (`pullByIds`) just before writing, so values already written compare equal
+   * and are skipped rather than written twice.
+   */
+  rereadBeforeWrite?: boolean;
   onVerified?: (v: Verification) => void;
 }
 
@@ -79,7 +91,6 @@ export interface ChunkOutcome {
  * of `clean` both call this one function.
  */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
-  const toStore: Verification[] = [];
   const priorByKey = new Map((input.prior ?? []).map((v) => [v.normalized, v]));
   const cacheHits = new Set<string>();
   // Prior results answer first and are not counted as cache hits; the real cache answers the rest.
@@ -100,26 +111,21 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
       }
       return found;
     },
-    // New results are kept and stored in one round trip when the chunk's verification ends.
+    // Called by the batch the moment a result is bought: kept before anything else happens to it.
     setMany: async (results) => {
-      for (const v of results) if (v.risk !== 'unknown') toStore.push(v);
+      if (deps.keepBought) await deps.keepBought(results);
+      else await deps.cache?.setMany(results);
     },
   };
 
   const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache });
   const emails = input.contacts.map((c) => c.email);
-  let report: BatchReport;
-  try {
-    report = await batch.verifyAll(emails, {
-      creditCap: input.creditCap,
-      maxRateLimitWaitMs: input.maxRateLimitWaitMs,
-      signal: input.signal,
-      onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
-    });
-  } finally {
-    // Whatever was bought is kept, even when the batch failed: it is never paid for twice.
-    if (deps.cache && toStore.length) await deps.cache.setMany(toStore);
-  }
+  const report: BatchReport = await batch.verifyAll(emails, {
+    creditCap: input.creditCap,
+    maxRateLimitWaitMs: input.maxRateLimitWaitMs,
+    signal: input.signal,
+    onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
+  });
 
   const unique = new Map<string, Verification>();
   report.results.forEach((v, i) => {
@@ -153,6 +159,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   counters.credits = report.counters.credits + [...priorByKey.values()].filter((v) => v.billable).length;
 
   await input.beforeWrite?.();
+  if (input.rereadBeforeWrite) await rereadContacts(deps.connector, results);
   const failures = await writeWithRetry(deps.connector, results, input.writeOptions, input.writeRetries ?? 2, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
@@ -173,6 +180,16 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     failures,
     report: input.collectReport ? reportRows(results, failures, counters, input.writeOptions) : [],
   };
+}
+
+/** Replaces what each contact holds now (`current`, tags, status) with the platform's own values. */
+async function rereadContacts(connector: Connector, results: ContactResult[]): Promise<void> {
+  if (!connector.pullByIds || results.length === 0) return;
+  const now = new Map((await connector.pullByIds(results.map((r) => r.contact.id))).map((c) => [c.id, c]));
+  for (const r of results) {
+    const fresh = now.get(r.contact.id);
+    if (fresh) r.contact = { ...r.contact, current: fresh.current, tags: fresh.tags, status: fresh.status };
+  }
 }
 
 /** Writes in one batch; failures the connector calls retryable are written again (only those), with backoff. */

@@ -1,5 +1,5 @@
 import { DEFAULT_FRESHNESS_DAYS, isFreshResult, VerificationSchema, type Verification, type VerificationCache } from '@verify-hub/core';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { Keys } from './keys';
 
 const DAY_MS = 86_400_000;
@@ -40,16 +40,38 @@ export class RedisVerificationCache implements VerificationCache {
   }
 
   async setMany(results: Verification[]): Promise<void> {
-    const final = results.filter((v) => v.risk !== 'unknown');
-    if (final.length === 0) return;
+    const m = this.redis.multi();
+    if (this.addSets(m, results) > 0) await m.exec();
+  }
+
+  /**
+   * Results just bought: stored, and the billable ones added to a run's credits counter (`credits`, a
+   * hash field), in one MULTI, so what the run says it spent moves with what the cache holds.
+   */
+  async keepBought(results: Verification[], credits?: { key: string; field: string }): Promise<void> {
+    const m = this.redis.multi();
+    let queued = this.addSets(m, results);
+    const billable = results.filter((v) => v.billable).length;
+    if (credits && billable > 0) {
+      m.hincrby(credits.key, credits.field, billable);
+      queued++;
+    }
+    if (queued > 0) await m.exec();
+  }
+
+  private addSets(m: ChainableCommander, results: Verification[]): number {
     // Kept for the longest window anyone may ask for (a run can ask for more than the default).
     const ttlMs = Math.max(this.freshnessDays, DEFAULT_FRESHNESS_DAYS) * DAY_MS;
-    const m = this.redis.multi();
-    for (const v of final) {
+    let queued = 0;
+    for (const v of results) {
+      if (v.risk === 'unknown') continue;
       const age = Date.now() - Date.parse(v.checkedAt);
       const ttl = ttlMs - (Number.isFinite(age) ? Math.max(0, age) : 0);
-      if (ttl > 0) m.set(this.keys.cache(v.normalized), JSON.stringify(v), 'PX', ttl);
+      if (ttl > 0) {
+        m.set(this.keys.cache(v.normalized), JSON.stringify(v), 'PX', ttl);
+        queued++;
+      }
     }
-    await m.exec();
+    return queued;
   }
 }
