@@ -17,6 +17,9 @@ export interface CrashScenario {
   /** `kill -9` of a running worker process, each followed by a restart. */
   kills: number;
   workers?: number;
+  /** Chunks each worker runs at once (default 2) and verifications in flight per chunk (default 5). */
+  chunkConcurrency?: number;
+  verifyConcurrency?: number;
   /** Latency of each engine answer (a real engine takes far longer; a kill then lands mid-verification more often). */
   engineLatencyMs?: number;
   /** Longest wait for the run to complete by itself. */
@@ -88,7 +91,9 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
   const spawnWorker = (): ChildProcess => {
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', WORKER], {
       cwd: ROOT,
-      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), REDIS_URL: redisUrl, CRASH_PREFIX: prefix, HUB_SECRET_KEY: secretKey, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey },
+      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), REDIS_URL: redisUrl, CRASH_PREFIX: prefix, HUB_SECRET_KEY: secretKey, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey,
+        CRASH_CHUNK_CONCURRENCY: String(scenario.chunkConcurrency ?? 2), CRASH_VERIFY_CONCURRENCY: String(scenario.verifyConcurrency ?? 5),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.add(child);
