@@ -4,6 +4,13 @@ import type { Keys } from './keys';
 
 const DAY_MS = 86_400_000;
 
+/** Adds to KEYS[1]'s field ARGV[1] one per purchase id (ARGV[2..]) not yet in the set KEYS[2]. */
+const COUNT_PURCHASES = `
+local n = 0
+for i = 2, #ARGV do n = n + redis.call('SADD', KEYS[2], ARGV[i]) end
+if n > 0 then redis.call('HINCRBY', KEYS[1], ARGV[1], n) end
+return n`;
+
 /**
  * The shared result cache: one key per normalised address holding the last final result, expiring
  * with the freshness window. `unknown` results are never stored (they are not final). Entries that do
@@ -45,15 +52,17 @@ export class RedisVerificationCache implements VerificationCache {
   }
 
   /**
-   * Results just bought: stored, and the billable ones added to a run's credits counter (`credits`, a
-   * hash field), in one MULTI, so what the run says it spent moves with what the cache holds.
+   * Results just bought: stored, and the billable ones added to a run's credits counter, in one MULTI,
+   * so what the run says it spent moves with what the cache holds. Each purchase is counted once by its
+   * answer (address and `checkedAt`, kept in `credits.purchases`): a MULTI that ioredis sends again
+   * after a reconnect (Redis ran it, the reply was lost) counts nothing twice.
    */
-  async keepBought(results: Verification[], credits?: { key: string; field: string }): Promise<void> {
+  async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }): Promise<void> {
     const m = this.redis.multi();
     let queued = this.addSets(m, results);
-    const billable = results.filter((v) => v.billable).length;
-    if (credits && billable > 0) {
-      m.hincrby(credits.key, credits.field, billable);
+    const billable = results.filter((v) => v.billable);
+    if (credits && billable.length > 0) {
+      m.eval(COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map((v) => `${v.normalized}|${v.checkedAt}`));
       queued++;
     }
     if (queued > 0) await m.exec();

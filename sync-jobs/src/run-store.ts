@@ -198,8 +198,8 @@ export class RunStore {
   }
 
   /** Where the run's credits counter lives: results bought are counted there as they are cached. */
-  creditsCounter(id: string): { key: string; field: string } {
-    return { key: this.keys.run(id), field: counterField('credits') };
+  creditsCounter(id: string): { key: string; field: string; purchases: string } {
+    return { key: this.keys.run(id), field: counterField('credits'), purchases: this.keys.purchases(id) };
   }
 
   /** Notes that page `pageIndex` began writing; true when an earlier attempt had begun already. */

@@ -25,6 +25,8 @@ export interface CrashScenario {
   /** Longest wait for the run to complete by itself. */
   timeoutMs?: number;
   redisUrl?: string;
+  /** Something done once to the world mid-run (a Redis restart), when this share of the pages is counted. */
+  midRun?: { atShare: number; action: () => Promise<void> };
   /** How long before a kill a request may have reached the engine and still count as in flight (default 250 ms). */
   inFlightSlackMs?: number;
   log?: (line: string) => void;
@@ -122,12 +124,19 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
     const targets = Array.from({ length: scenario.kills }, () => Math.floor(totalPages * (0.05 + 0.85 * Math.random()))).sort((a, b) => a - b);
     let kills = 0;
     const killTimes: number[] = [];
+    let midRunDone = !scenario.midRun;
     const deadline = started + (scenario.timeoutMs ?? 100_000);
     for (;;) {
       const current = (await pipeline.get(run.id))!;
       if (current.status !== 'running' && current.status !== 'queued') break;
       if (Date.now() > deadline) throw new Error(`run ${run.id} still ${current.status} after ${scenario.timeoutMs ?? 100_000} ms: ${JSON.stringify(current)}`);
       const progress = await pipeline.store.progress(run.id);
+      if (!midRunDone && progress.pagesDone >= totalPages * scenario.midRun!.atShare) {
+        midRunDone = true;
+        log(`mid-run action at page ${progress.pagesDone}/${totalPages}`);
+        await scenario.midRun!.action();
+        continue;
+      }
       if (kills < targets.length && progress.pagesDone >= targets[kills]! && ready.size > 0) {
         const victims = [...ready];
         const victim = victims[Math.floor(Math.random() * victims.length)]!;
@@ -143,6 +152,7 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    if (!midRunDone) throw new Error('the run ended before the mid-run action');
     const wallMs = Date.now() - started;
     const done = (await pipeline.get(run.id))!;
     const window = (scenario.engineLatencyMs ?? 10) + (scenario.inFlightSlackMs ?? 250);
