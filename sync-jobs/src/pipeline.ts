@@ -256,6 +256,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     }
     if (run.status !== 'paused') throw new InputError('id', `run ${id} is ${run.status}; only a paused run can be resumed`);
     if (changes.maxCredits !== undefined) await this.store.setFields(id, { options: JSON.stringify({ ...run.options, maxCredits: changes.maxCredits }) });
+    // A new resume epoch: a chunk that started before it and is refused now (the old token) retries instead of pausing again.
+    await this.store.newResumeEpoch(id);
     if (!(await this.store.transition(id, 'running', ['paused']))) throw new InputError('id', `run ${id} changed state; try again`);
     await this.store.deleteFields(id, 'resumeAt');
     for (const jobId of await this.store.takeParked(id)) {
@@ -645,6 +647,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (!run || run.status === 'cancelled' || run.status === 'failed' || run.status === 'completed') return;
     if (run.status === 'paused') return this.park(job, token);
     if (await this.store.isPageDone(data.runId, data.pageIndex)) return;
+    const epoch = await this.store.resumeEpoch(data.runId);
     const connector = await this.runConnector(run);
     if (!connector) return;
     const unique = new Set(data.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized));
@@ -678,7 +681,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
         await worker.rateLimit(stop.waitMs);
         throw Worker.RateLimitError();
       }
-      await this.pauseFor(data.runId, stop.stopped);
+      await this.pauseOrRetry(data.runId, stop.stopped, epoch);
       return this.park(job, token);
     }
     const reservedByCarry = data.carryReserved ?? 0;
@@ -692,7 +695,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
         await worker.rateLimit(Math.max(1, stop.error.waitMs()));
         throw Worker.RateLimitError();
       }
-      await this.pauseFor(data.runId, stop);
+      await this.pauseOrRetry(data.runId, stop, epoch);
       return this.park(job, token);
     }
     // Re-checks first, with deterministic ids: a chunk retried after a crash adds them once.
@@ -834,6 +837,16 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       await job.promote().catch(() => undefined); // already promoted by the resume
     }
     throw new DelayedError();
+  }
+
+  /**
+   * Pauses the run for a stop seen by a chunk that started in resume epoch `epoch`. When the run was
+   * resumed since (a user fixed the key or token meanwhile), the stop came from the old credentials:
+   * the chunk is tried again with the new ones instead of pausing the run again.
+   */
+  private async pauseOrRetry(runId: string, stop: NonNullable<ChunkOutcome['stopped']>, epoch: number): Promise<void> {
+    if ((await this.store.resumeEpoch(runId)) !== epoch) throw new Error(`${stop.message} (before the run was resumed; trying again)`);
+    await this.pauseFor(runId, stop);
   }
 
   /** A pause the run cannot get past by itself: quota, a refused key or token, the credit cap (a quota's reset resumes it). */
@@ -991,7 +1004,7 @@ const RECONNECT: Record<string, string> = {
 function authPauseReason(error: AuthError, resume: string): string {
   if (error.source === 'engine') return `the engine refused the API key: check ENGINE_API_KEY, then run ${resume}`;
   const fix = RECONNECT[error.source] ?? `reconnect ${error.source}`;
-  return `${error.message}: ${fix}, then run ${resume}`;
+  return `${error.message}. To fix: ${fix}, then run ${resume}`;
 }
 
 /** A narrow credentials update where the store has one; otherwise a merge into the record as stored now. */

@@ -197,6 +197,15 @@ export class RunStore {
     return r === 1;
   }
 
+  /** How many times the run was resumed: tells a stop seen with old credentials from one seen with the new. */
+  async resumeEpoch(id: string): Promise<number> {
+    return Number((await this.redis.hget(this.keys.run(id), 'resumes')) ?? 0);
+  }
+
+  async newResumeEpoch(id: string): Promise<number> {
+    return this.redis.hincrby(this.keys.run(id), 'resumes', 1);
+  }
+
   /** Where the run's credits counter lives: results bought are counted there as they are cached. */
   creditsCounter(id: string): { key: string; field: string; purchases: string } {
     return { key: this.keys.run(id), field: counterField('credits'), purchases: this.keys.purchases(id) };

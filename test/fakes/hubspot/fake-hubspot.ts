@@ -180,6 +180,17 @@ export class FakeHubSpot {
     if (info) info.expiresAt = Date.now() - 1;
   }
 
+  /** Revokes a token (an app uninstalled, a private-app token rotated): every call with it answers 401. */
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  /** A new private-app token for a portal (what a user pastes when reconnecting). */
+  grantToken(portalId: string, token: string): void {
+    this.portal(portalId);
+    this.tokens.set(token, { portalId, kind: 'private' });
+  }
+
   inject(injection: Injection): void {
     this.injections.push({ ...injection });
   }
