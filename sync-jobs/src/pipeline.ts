@@ -874,9 +874,9 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   }
 
   /**
-   * A chunk job failed. Only a failure for good counts (attempts used up, unrecoverable); one that
-   * will be retried changes nothing. A job failed by BullMQ's stalled check emits no event here: the
-   * reconciler counts it.
+   * A chunk job failed. Only a failure for good counts (attempts used up, unrecoverable, stalled past
+   * `maxStalledCount`: its state is then `failed`); one that will be retried changes nothing. A
+   * process that dies before counting leaves it to the reconciler.
    */
   private async onChunkFailed(job: Job | undefined, error: Error): Promise<void> {
     if (!job || job.name !== 'chunk') return;

@@ -35,7 +35,8 @@ export interface ReconcilerDeps {
  * happen in job handlers and `failed` listeners, and a process can die between any two steps (or
  * Redis can lose its last second), so a worker also checks, on start and then periodically:
  * - a page recorded but not counted whose chunk job failed for good (stalled past the limit,
- *   attempts used up, unrecoverable): counted, its contacts failed with the job's reason;
+ *   attempts used up, unrecoverable) while no process was there to count it: counted, its contacts
+ *   failed with the job's reason;
  * - such a page whose chunk job no longer exists (or completed without counting): pulled again from
  *   its recorded cursor and enqueued under the same job id;
  * - paging not done and no live `page` job: a new one from the saved cursor (a pager that failed for
