@@ -1,8 +1,6 @@
 import {
   BatchVerifier,
-  backoffDelay,
   normalizeEmail,
-  sleep,
   unknownVerification,
   type BatchReport,
   type Contact,
@@ -51,8 +49,6 @@ export interface ChunkInput {
    * `not_checked` (the in-process executor, where a row must never be dropped).
    */
   whenStopped: 'return' | 'write-as-unknown';
-  /** Attempts for write failures the connector marks retryable, after the first (default 2). */
-  writeRetries?: number;
   /** Build per-record report rows (the queue keeps them; `clean` writes its own output file). */
   collectReport?: boolean;
   signal?: AbortSignal;
@@ -160,7 +156,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
 
   await input.beforeWrite?.();
   if (input.rereadBeforeWrite) await rereadContacts(deps.connector, results);
-  const failures = await writeWithRetry(deps.connector, results, input.writeOptions, input.writeRetries ?? 2, counters);
+  const failures = await writeOnce(deps.connector, results, input.writeOptions, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
   syncMetrics.credits.inc({ platform }, counters.credits);
@@ -192,22 +188,19 @@ async function rereadContacts(connector: Connector, results: ContactResult[]): P
   }
 }
 
-/** Writes in one batch; failures the connector calls retryable are written again (only those), with backoff. */
-async function writeWithRetry(connector: Connector, results: ContactResult[], options: WriteOptions, retries: number, counters: ChunkCounters): Promise<WriteFailure[]> {
-  const final: WriteFailure[] = [];
-  let todo = results;
-  for (let attempt = 0; todo.length > 0; attempt++) {
-    const written = await connector.write(todo, options);
-    counters.written += written.written;
-    counters.unchanged += written.unchanged;
-    const again = new Set(attempt < retries ? written.failed.filter((f) => f.retryable).map((f) => f.contactId) : []);
-    for (const f of written.failed) if (!again.has(f.contactId)) final.push(f);
-    if (again.size === 0) break;
-    todo = todo.filter((r) => again.has(r.contact.id));
-    await sleep(backoffDelay(attempt, { baseMs: 500, maxMs: 5000 }));
-  }
-  counters.failed += final.length;
-  return final;
+/**
+ * Writes in one batch, with no retry of its own: the connector's HTTP layer already retried what was
+ * worth retrying (HubSpot's request runner re-sends a 207's retryable records, Mailchimp's API loop
+ * retries 429 and 5xx), and the job layer retries what is thrown. A chunk-level loop on top multiplied
+ * the calls per record (5 x 3 x 5 before issue 16); what still failed is reported per contact.
+ */
+async function writeOnce(connector: Connector, results: ContactResult[], options: WriteOptions, counters: ChunkCounters): Promise<WriteFailure[]> {
+  if (results.length === 0) return [];
+  const written = await connector.write(results, options);
+  counters.written += written.written;
+  counters.unchanged += written.unchanged;
+  counters.failed += written.failed.length;
+  return written.failed;
 }
 
 function reportRows(results: ContactResult[], failures: WriteFailure[], counters: ChunkCounters, options: WriteOptions): ReportRow[] {
