@@ -44,6 +44,11 @@ export interface BatchVerifierOptions {
   maxRateLimitWaitMs?: number;
   signal?: AbortSignal;
   onResult?: (result: Verification, counters: Readonly<BatchCounters>) => void;
+  /**
+   * The time given to results made here (rejected input, a verifier that broke its contract). A
+   * caller replaying a batch passes the first attempt's time, so a replay writes the same values.
+   */
+  now?: () => Date;
 }
 
 /**
@@ -68,7 +73,7 @@ export class BatchVerifier {
     emails.forEach((email, i) => {
       const n = normalizeEmail(email);
       if (!n.ok) {
-        results[i] = syntaxInvalidVerification(String(email ?? ''));
+        results[i] = syntaxInvalidVerification(String(email ?? ''), opts.now?.());
         counters.rejected++;
         return;
       }
@@ -153,7 +158,7 @@ export class BatchVerifier {
             stop('aborted', 'the batch was cancelled');
           } else {
             // A verifier broke its contract; the address is kept as unknown rather than lost.
-            const v = unknownVerification(firstInputOf.get(key)!, key, 'verifier_error');
+            const v = unknownVerification(firstInputOf.get(key)!, key, 'verifier_error', opts.now?.());
             byKey.set(key, v);
             counters.verified++;
             counters.unknown++;

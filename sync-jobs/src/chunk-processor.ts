@@ -52,14 +52,20 @@ export interface ChunkInput {
   /** Build per-record report rows (the queue keeps them; `clean` writes its own output file). */
   collectReport?: boolean;
   signal?: AbortSignal;
-  /** Awaited just before the write: lets the in-process executor keep writes in page order. */
-  beforeWrite?: () => Promise<void>;
   /**
-   * An earlier attempt of this chunk may have written already (it was killed mid-write): read the
-   * contacts again by id (`pullByIds`) just before writing, so values already written compare equal
-   * and are skipped rather than written twice.
+   * Awaited just before the write, with every unique result of the chunk: lets the in-process
+   * executor keep writes in page order, and the queue keep the results with the job, so a replay
+   * writes the very same values (unknown results are not cached, and would come back with another time).
    */
-  rereadBeforeWrite?: boolean;
+  beforeWrite?: (results: Verification[]) => Promise<void>;
+  /** The time of results made locally (rejected input, not checked): a replay passes the first attempt's. */
+  now?: Date;
+  /**
+   * Asked after `beforeWrite`: true when an earlier attempt of this chunk may have written already (it
+   * was killed mid-write); the contacts are then read again by id (`pullByIds`) just before writing,
+   * so values already written compare equal and are skipped rather than written twice.
+   */
+  rereadBeforeWrite?: () => boolean;
   onVerified?: (v: Verification) => void;
 }
 
@@ -121,6 +127,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     maxRateLimitWaitMs: input.maxRateLimitWaitMs,
     signal: input.signal,
     onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
+    now: input.now ? () => input.now! : undefined,
   });
 
   const unique = new Map<string, Verification>();
@@ -141,7 +148,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     const n = normalizeEmail(contact.email);
     let v = report.results[i];
     if (!n.ok) counters.rejected++;
-    else if (!v) v = unknownVerification(contact.email, n.normalized, 'not_checked');
+    else if (!v) v = unknownVerification(contact.email, n.normalized, 'not_checked', input.now);
     else if (cacheHits.has(n.normalized)) counters.cached++;
     else counters.verified++;
     if (v!.risk === 'unknown') {
@@ -154,8 +161,8 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   // Credits: what this attempt bought plus what earlier attempts bought for this chunk.
   counters.credits = report.counters.credits + [...priorByKey.values()].filter((v) => v.billable).length;
 
-  await input.beforeWrite?.();
-  if (input.rereadBeforeWrite) await rereadContacts(deps.connector, results);
+  await input.beforeWrite?.(carried);
+  if (input.rereadBeforeWrite?.()) await rereadContacts(deps.connector, results);
   const failures = await writeOnce(deps.connector, results, input.writeOptions, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);

@@ -655,7 +655,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const cap = run.options.maxCredits;
     const grant = await this.store.reserveCredits(data.runId, Math.max(0, unique.size - carriedBillable), cap);
     // A write begun by an earlier attempt (killed mid-write) may have landed: compare with the platform's values.
-    const rereadBeforeWrite = await this.store.wasWriteStarted(data.runId, data.pageIndex);
+    let writeBegunBefore = false;
+    const verifiedAt = data.verifiedAt ?? Date.now();
     let outcome: ChunkOutcome;
     try {
       outcome = await processChunk(
@@ -667,8 +668,14 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
           maxRateLimitWaitMs: 0,
           whenStopped: 'return',
           collectReport: true,
-          rereadBeforeWrite,
-          beforeWrite: async () => void (await this.store.markWriteStarted(data.runId, data.pageIndex)),
+          rereadBeforeWrite: () => writeBegunBefore,
+          now: new Date(verifiedAt),
+          // The results go with the job before anything is written: a replay writes exactly these values
+          // (an unknown result is not cached, and a new one would carry another time: a second write).
+          beforeWrite: async (results) => {
+            await job.updateData({ ...data, carry: results, verifiedAt });
+            writeBegunBefore = await this.store.markWriteStarted(data.runId, data.pageIndex);
+          },
         },
         { connector, verifier, ...this.runCache(run), concurrency: this.opts.verifyConcurrency },
       );
@@ -688,7 +695,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (outcome.status === 'stopped') {
       // What this attempt bought is already in the run's credits (counted as it was cached): its reservation goes.
       await this.store.releaseCredits(data.runId, grant);
-      await job.updateData({ ...data, carry: outcome.results, carryReserved: reservedByCarry });
+      await job.updateData({ ...data, carry: outcome.results, carryReserved: reservedByCarry, verifiedAt });
       const stop = outcome.stopped!;
       if (stop.error instanceof RateLimitError && !(stop.error instanceof QuotaError)) {
         // Every worker of the queue waits for the reset; the job goes back without spending an attempt.

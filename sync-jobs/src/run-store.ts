@@ -216,10 +216,6 @@ export class RunStore {
     return (await this.redis.sadd(this.keys.writeStarted(id), String(pageIndex))) === 0;
   }
 
-  async wasWriteStarted(id: string, pageIndex: number): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.writeStarted(id), String(pageIndex))) === 1;
-  }
-
   /** Remembers the cursor page `pageIndex` is pulled from ('' for the first page). */
   async savePageCursor(id: string, pageIndex: number, cursor: string | undefined): Promise<void> {
     await this.redis.hset(this.keys.pageCursors(id), String(pageIndex), cursor ?? '');
