@@ -413,7 +413,10 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     chunks.on('failed', (job, error) => void this.onChunkFailed(job, error).catch((e: Error) => this.log.warn({ err: e.message }, 'counting a failed chunk failed; the reconciler will')));
     runs.on('failed', (job, error) => void this.onPagerFailed(job, error).catch((e: Error) => this.log.warn({ err: e.message }, 'ending a failed run failed; the reconciler will')));
     events.on('failed', (job, error) => void this.onEventFailed(job, error));
-    for (const w of [runs, chunks, events]) w.on('error', (error) => this.log.error({ err: error.message, queue: w.name }, 'worker error'));
+    for (const w of [runs, chunks, events]) {
+      w.on('error', (error) => this.log.error({ err: error.message, queue: w.name }, 'worker error'));
+      w.on('stalled', (jobId) => this.log.warn({ jobId, queue: w.name }, 'job stalled (its worker died or missed its lock): given to another worker'));
+    }
     const workers = [runs, chunks, events];
     // On start (what a dead process left behind) and then periodically: no run sits with nothing queued.
     const reconcile = () => void this.reconciler.reconcileAll().catch((e: Error) => this.log.warn({ err: e.message }, 'reconciling runs failed'));

@@ -27,8 +27,6 @@ export interface CrashScenario {
   redisUrl?: string;
   /** Something done once to the world mid-run (a Redis restart), when this share of the pages is counted. */
   midRun?: { atShare: number; action: () => Promise<void> };
-  /** How long before a kill a request may have reached the engine and still count as in flight (default 250 ms). */
-  inFlightSlackMs?: number;
   log?: (line: string) => void;
 }
 
@@ -46,10 +44,13 @@ export interface CrashFigures {
   /** Engine purchases beyond the first for one address. */
   boughtTwice: number;
   /**
-   * Of those, the ones whose first request reached the engine just before a kill (within the engine's
-   * latency plus `inFlightSlackMs`): answers billed while their worker died, before it could store them.
+   * Addresses the run stored a purchase of more than once (its purchase ledger, `<prefix>:run:<id>:purchases`):
+   * a result kept, then bought again. Every other extra purchase is an answer billed but never stored:
+   * one in flight when its worker was killed.
    */
-  boughtTwiceInFlightAtKill: number;
+  storedTwice: number;
+  /** Purchases the run stored (and counted in its credits). */
+  storedPurchases: number;
   bill: number;
   credits: number;
   kills: number;
@@ -123,7 +124,6 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
     // Kill points spread at random over the run's progress (pages counted), so kills land mid-pull, mid-verify and mid-write.
     const targets = Array.from({ length: scenario.kills }, () => Math.floor(totalPages * (0.05 + 0.85 * Math.random()))).sort((a, b) => a - b);
     let kills = 0;
-    const killTimes: number[] = [];
     let midRunDone = !scenario.midRun;
     const deadline = started + (scenario.timeoutMs ?? 100_000);
     for (;;) {
@@ -142,7 +142,6 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
         const victim = victims[Math.floor(Math.random() * victims.length)]!;
         const exited = new Promise((resolve) => victim.once('exit', resolve));
         victim.kill('SIGKILL');
-        killTimes.push(Date.now());
         await exited;
         kills++;
         log(`kill ${kills} at page ${progress.pagesDone}/${totalPages}`);
@@ -155,8 +154,8 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
     if (!midRunDone) throw new Error('the run ended before the mid-run action');
     const wallMs = Date.now() - started;
     const done = (await pipeline.get(run.id))!;
-    const window = (scenario.engineLatencyMs ?? 10) + (scenario.inFlightSlackMs ?? 250);
-    return { ...figures(ids, hubspot, engine, scenario.contacts, done, killTimes, window), kills, restarts, wallMs };
+    const stored = await pipeline.redis.smembers(pipeline.keys.purchases(run.id));
+    return { ...figures(ids, hubspot, engine, scenario.contacts, done, stored), kills, restarts, wallMs };
   } finally {
     await Promise.all(
       [...children].map(async (child) => {
@@ -172,7 +171,7 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
   }
 }
 
-function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contacts: number, run: RunRecord, killTimes: number[], inFlightMs: number): Omit<CrashFigures, 'kills' | 'restarts' | 'wallMs'> {
+function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contacts: number, run: RunRecord, storedPurchases: string[]): Omit<CrashFigures, 'kills' | 'restarts' | 'wallMs'> {
   const writes = ids.map((id) => hubspot.writeCounts.get(id) ?? 0);
   const billable = new Set<string>();
   for (let i = 0; i < contacts; i++) {
@@ -180,15 +179,13 @@ function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contac
     if (n.ok && !n.normalized.startsWith('unknown.')) billable.add(n.normalized);
   }
   const calls = new Map<string, number>();
-  const firstAt = new Map<string, number>();
-  for (const r of engine.requests) {
-    if (!r.keyMatched || !r.email || !billable.has(r.email)) continue;
-    calls.set(r.email, (calls.get(r.email) ?? 0) + 1);
-    if (!firstAt.has(r.email)) firstAt.set(r.email, r.at);
-  }
+  for (const r of engine.requests) if (r.keyMatched && r.email && billable.has(r.email)) calls.set(r.email, (calls.get(r.email) ?? 0) + 1);
   const engineCalls = [...calls.values()].reduce((a, b) => a + b, 0);
-  const inFlightAtKill = (at: number) => killTimes.some((k) => at <= k && k - at <= inFlightMs);
-  const twice = [...calls.entries()].filter(([, n]) => n > 1);
+  const storedPer = new Map<string, number>();
+  for (const purchase of storedPurchases) {
+    const address = purchase.slice(0, purchase.lastIndexOf('|'));
+    storedPer.set(address, (storedPer.get(address) ?? 0) + 1);
+  }
   return {
     status: run.status,
     statusReason: run.statusReason,
@@ -200,7 +197,8 @@ function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contac
     engineCalls,
     uniqueBillable: billable.size,
     boughtTwice: engineCalls - calls.size,
-    boughtTwiceInFlightAtKill: twice.filter(([email]) => inFlightAtKill(firstAt.get(email)!)).reduce((a, [, n]) => a + n - 1, 0),
+    storedTwice: [...storedPer.values()].filter((n) => n > 1).length,
+    storedPurchases: storedPurchases.length,
     bill: engine.billed,
     credits: run.counters.credits ?? 0,
   };
