@@ -117,3 +117,56 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
     }
   }, 60_000);
 });
+
+describe('a revoked Mailchimp key', () => {
+  it('pauses the run naming Mailchimp and how to reconnect; a new key and resume complete it', async () => {
+    const { FakeMailchimp } = await import('../fakes/mailchimp');
+    const { mailchimpConnectorFactory } = await import('@verify-hub/connector-mailchimp');
+    const oldKey = `${'a'.repeat(32)}-us1`;
+    const newKey = `${'b'.repeat(32)}-us1`;
+    const mailchimp = await new FakeMailchimp({ latencyMs: 1 }).start();
+    mailchimp.addAccount(oldKey, { dc: 'us1' });
+    mailchimp.alias(newKey, oldKey); // a second key of the same account, which the user will paste when reconnecting
+    mailchimp.addList(oldKey, 'mcl1');
+    mailchimp.addMembers('mcl1', Array.from({ length: 4000 }, (_, i) => ({ email: `member.${i}@mc${i % 5}.example.com` })));
+    const engine = new FakeEngine({ latencyMs: 5 });
+    await engine.start();
+    const pipeline = new SyncPipeline({
+      redisUrl: process.env.REDIS_URL,
+      prefix: `vhauth-${randomUUID().slice(0, 8)}`,
+      secretKey: randomBytes(32).toString('base64'),
+      connectors: new ConnectorRegistry().register('mailchimp', mailchimpConnectorFactory),
+      chunkConcurrency: 1,
+      verifyConcurrency: 5,
+      logger: createLogger({ level: 'silent' }),
+    });
+    const connection = (apiKey: string) => ({
+      id: 'mailchimp-mcl1', platform: 'mailchimp', label: 'audience', createdAt: new Date().toISOString(), credentials: { apiKey },
+      settings: { listId: 'mcl1', apiBase: mailchimp.apiBase, retry: { baseMs: 5, maxMs: 50 }, batchPolling: { initialMs: 10, maxMs: 50, timeoutMs: 60_000 } },
+    });
+    const workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey }) });
+    try {
+      await pipeline.connections!.save(connection(oldKey));
+      const run = await pipeline.start({ platform: 'mailchimp', connectionId: 'mailchimp-mcl1', scope: 'all' });
+      await waitFor(async () => (await pipeline.store.progress(run.id)).pagesDone >= 1);
+      mailchimp.revoke(oldKey);
+      const paused = await waitForStatus(pipeline, run.id, ['paused', 'completed', 'failed']);
+      expect(paused.status).toBe('paused');
+      expect(paused.statusReason).toContain('reconnect Mailchimp');
+      expect(paused.statusReason).toContain(`verify-hub runs resume ${run.id}`);
+      expect(paused.statusReason).not.toMatch(/ENGINE_API_KEY|aaaa/);
+      await pipeline.connections!.save(connection(newKey));
+      await pipeline.resume(run.id);
+      const done = await waitForStatus(pipeline, run.id, ['completed', 'failed', 'paused']);
+      expect({ status: done.status, reason: done.statusReason }).toEqual({ status: 'completed', reason: undefined });
+      expect(done.counters).toMatchObject({ pulled: 4000, failed: 0 });
+      expect(mailchimp.members('mcl1').filter((m) => m.merge_fields.EVRISK).length).toBe(4000);
+    } finally {
+      await workers.close();
+      await pipeline.purge();
+      await pipeline.close();
+      await engine.stop();
+      await mailchimp.close();
+    }
+  }, 90_000);
+});
