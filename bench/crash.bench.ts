@@ -17,7 +17,7 @@ const shape = { contacts: CONTACTS, workers: 2, chunkConcurrency: 4, verifyConcu
 function print(label: string, f: CrashFigures): void {
   console.log(`${label}: ${f.status}${f.statusReason ? ` (${f.statusReason})` : ''} in ${(f.wallMs / 1000).toFixed(1)} s, ${f.kills} kills, ${f.restarts} restarts`);
   console.log(`   contacts ${f.contacts}: written once ${f.writtenOnce}, lost ${f.lost}, written more than once ${f.duplicates}`);
-  console.log(`   engine calls for billable addresses ${f.engineCalls} vs unique billable ${f.uniqueBillable}: bought twice ${f.boughtTwice}; stored then bought again ${f.storedTwice} (the rest were answers in flight when their worker died)`);
+  console.log(`   engine calls for billable addresses ${f.engineCalls} vs unique billable ${f.uniqueBillable}: bought twice ${f.boughtTwice}; stored then bought again ${f.storedTwice} (the rest: requests in flight when their worker was killed)`);
   console.log(`   run credits ${f.credits} vs engine bill ${f.bill} (difference ${f.bill - f.credits}); purchases stored ${f.storedPurchases}`);
   console.log(`   counters ${JSON.stringify(f.counters)}`);
 }

@@ -46,7 +46,7 @@ export interface CrashFigures {
   /**
    * Addresses the run stored a purchase of more than once (its purchase ledger, `<prefix>:run:<id>:purchases`):
    * a result kept, then bought again. Every other extra purchase is an answer billed but never stored:
-   * one in flight when its worker was killed.
+   * a request in flight when its worker was killed.
    */
   storedTwice: number;
   /** Purchases the run stored (and counted in its credits). */

@@ -8,9 +8,9 @@ const IN_FLIGHT_PER_WORKER = 2 * 5;
  * random points of the run plus restarts. The run must finish by itself with every contact written
  * exactly once, and no result it stored bought again.
  *
- * What a `kill -9` can still cost: an answer the engine has sent (and billed) while its worker dies
- * before storing it. The engine has no idempotency key (ENGINE-API.md), so no client can keep that
- * one; the test reads the run's purchase ledger to prove every extra purchase is of that kind (no
+ * What a `kill -9` can still cost: the requests its worker had in flight, which the engine still
+ * answers and bills with nobody left to store the answers. The engine has no idempotency key
+ * (ENGINE-API.md), so no client can keep those; the test reads the run's purchase ledger to prove every extra purchase is of that kind (no
  * address was stored twice), bounded by what the killed workers had in flight, and that the run's
  * credits are exactly the purchases it stored. Before issue 16 a killed chunk bought again everything
  * it had verified (results were stored at its end), and stalled chunks left the run `running` forever.
