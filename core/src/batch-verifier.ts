@@ -1,5 +1,5 @@
 import type { VerificationCache } from './cache';
-import { EngineAuthError, EngineQuotaError, EngineRateLimitError, VerifyHubError } from './errors';
+import { AuthError, QuotaError, RateLimitError, VerifyHubError } from './errors';
 import { normalizeEmail } from './normalize';
 import { sleep } from './retry';
 import type { Verifier } from './verifier';
@@ -44,6 +44,11 @@ export interface BatchVerifierOptions {
   maxRateLimitWaitMs?: number;
   signal?: AbortSignal;
   onResult?: (result: Verification, counters: Readonly<BatchCounters>) => void;
+  /**
+   * The time given to results made here (rejected input, a verifier that broke its contract). A
+   * caller replaying a batch passes the first attempt's time, so a replay writes the same values.
+   */
+  now?: () => Date;
 }
 
 /**
@@ -68,7 +73,7 @@ export class BatchVerifier {
     emails.forEach((email, i) => {
       const n = normalizeEmail(email);
       if (!n.ok) {
-        results[i] = syntaxInvalidVerification(String(email ?? ''));
+        results[i] = syntaxInvalidVerification(String(email ?? ''), opts.now?.());
         counters.rejected++;
         return;
       }
@@ -86,13 +91,14 @@ export class BatchVerifier {
     }
 
     let stopped: BatchReport['stopped'];
+    let storeFailure: { error: unknown } | undefined;
     let inFlight = 0;
     let resumeAt = 0; // shared rate-limit gate
     let next = 0;
     const pendingAgain: string[] = [];
 
     const takeNext = (): string | undefined => {
-      if (stopped) return undefined;
+      if (stopped || storeFailure) return undefined;
       if (opts.creditCap !== undefined && counters.credits + inFlight >= opts.creditCap) return undefined;
       return pendingAgain.pop() ?? (next < todo.length ? todo[next++] : undefined);
     };
@@ -122,13 +128,20 @@ export class BatchVerifier {
           counters.verified++;
           if (v.risk === 'unknown') counters.unknown++;
           if (v.billable) counters.credits++;
-          await opts.cache?.setMany([v]);
+          // Stored the moment it is bought, so a batch killed later never buys it again. A store
+          // that fails ends the batch with that error (the result is not lost in a wrong verdict).
+          try {
+            await opts.cache?.setMany([v]);
+          } catch (error) {
+            storeFailure ??= { error };
+            return;
+          }
           opts.onResult?.(v, counters);
         } catch (error) {
-          if (error instanceof EngineQuotaError) {
+          if (error instanceof QuotaError) {
             pendingAgain.push(key);
             stop('quota', error.message, error, error.resetAt);
-          } else if (error instanceof EngineRateLimitError) {
+          } else if (error instanceof RateLimitError) {
             pendingAgain.push(key);
             const waitMs = error.waitMs();
             if (opts.maxRateLimitWaitMs !== undefined && waitMs > opts.maxRateLimitWaitMs) {
@@ -137,7 +150,7 @@ export class BatchVerifier {
               counters.rateLimitWaits++;
               resumeAt = Math.max(resumeAt, error.resetAt);
             }
-          } else if (error instanceof EngineAuthError) {
+          } else if (error instanceof AuthError) {
             pendingAgain.push(key);
             stop('auth', error.message, error);
           } else if (opts.signal?.aborted) {
@@ -145,7 +158,7 @@ export class BatchVerifier {
             stop('aborted', 'the batch was cancelled');
           } else {
             // A verifier broke its contract; the address is kept as unknown rather than lost.
-            const v = unknownVerification(firstInputOf.get(key)!, key, 'verifier_error');
+            const v = unknownVerification(firstInputOf.get(key)!, key, 'verifier_error', opts.now?.());
             byKey.set(key, v);
             counters.verified++;
             counters.unknown++;
@@ -158,6 +171,7 @@ export class BatchVerifier {
     };
 
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
+    if (storeFailure) throw storeFailure.error;
 
     if (!stopped && opts.creditCap !== undefined && byKey.size < firstInputOf.size) {
       stop('credit_cap', `credit cap of ${opts.creditCap} reached`);

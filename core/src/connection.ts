@@ -23,6 +23,11 @@ export interface ConnectionStore {
   save(record: ConnectionRecord): Promise<void>;
   list(platform?: string): Promise<ConnectionRecord[]>;
   delete(id: string): Promise<boolean>;
+  /**
+   * Replaces only the credentials of a stored connection (a token refresh), leaving its settings as
+   * they are now and doing nothing when it was deleted meanwhile. Stores without it get a merge.
+   */
+  saveCredentials?(id: string, credentials: ConnectionRecord['credentials']): Promise<void>;
 }
 
 /** A limiter shared by every worker on every machine, named by `key` (for example `hubspot:<portal>:10s`). */

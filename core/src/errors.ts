@@ -38,9 +38,21 @@ export class ConfigError extends VerifyHubError {
   }
 }
 
-/** 401: key missing, invalid or revoked. Never retried; a run pauses on it. */
-export class EngineAuthError extends VerifyHubError {
+/**
+ * Who refused: the engine or a platform. Control flow branches on the kind of an error (auth, rate
+ * limit, quota) and names the source in what it tells the user, never on a connector's class name.
+ */
+export type ErrorSource = 'engine' | 'hubspot' | 'mailchimp' | (string & {});
+
+/**
+ * A key or token missing, invalid, revoked or without the rights: never retried; a run pauses on it
+ * and says what to fix. Every connector's auth error extends this one.
+ */
+export class AuthError extends VerifyHubError {
   override readonly code: string = 'UNAUTHORIZED';
+  constructor(message: string, readonly source: ErrorSource, details: ErrorDetails = {}) {
+    super(message, details);
+  }
 }
 
 export interface RateLimitInfo {
@@ -50,13 +62,13 @@ export interface RateLimitInfo {
   remaining?: number;
 }
 
-/** 429 for the engine's request rate: wait until `resetAt`, then go on. */
-export class EngineRateLimitError extends VerifyHubError {
+/** A request rate refused for now (429 and the like): wait until `resetAt`, then go on. */
+export class RateLimitError extends VerifyHubError {
   override readonly code: string = 'RATE_LIMITED';
   readonly resetAt: number;
   readonly limit?: number;
   readonly remaining?: number;
-  constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
+  constructor(message: string, readonly source: ErrorSource, info: RateLimitInfo, details: ErrorDetails = {}) {
     super(message, details);
     this.resetAt = info.resetAt;
     this.limit = info.limit;
@@ -68,9 +80,49 @@ export class EngineRateLimitError extends VerifyHubError {
   }
 }
 
-/** 429 for the account's quota (monthly credits): pause until reset or top-up. */
-export class EngineQuotaError extends EngineRateLimitError {
+/**
+ * An allowance used up until a reset far away (the engine's monthly credits, HubSpot's daily calls):
+ * a run pauses until `resetAt` or a top-up. It is a rate limit with a long reset, so code that only
+ * waits out rate limits must test for `QuotaError` first.
+ */
+export class QuotaError extends RateLimitError {
   override readonly code: string = 'QUOTA_EXCEEDED';
+}
+
+/*
+ * The engine's own classes. `instanceof` on them asks a kind and a source (`Symbol.hasInstance`), not
+ * a constructor: an engine quota is also an engine rate limit (a long one), as callers have always
+ * relied on, while a HubSpot or Mailchimp error of the same kind is not the engine's.
+ */
+
+/** 401 from the engine: key missing, invalid or revoked. */
+export class EngineAuthError extends AuthError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, 'engine', details);
+  }
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof AuthError && value.source === 'engine';
+  }
+}
+
+/** 429 from the engine, for its request rate (wait until `resetAt`) or its quota (an `EngineQuotaError`). */
+export class EngineRateLimitError extends RateLimitError {
+  constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
+    super(message, 'engine', info, details);
+  }
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof RateLimitError && value.source === 'engine';
+  }
+}
+
+/** 429 for the account's quota (monthly credits): pause until reset or top-up. */
+export class EngineQuotaError extends QuotaError {
+  constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
+    super(message, 'engine', info, details);
+  }
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof QuotaError && value.source === 'engine';
+  }
 }
 
 /** 5xx, timeouts and network failures that outlived the retries. */

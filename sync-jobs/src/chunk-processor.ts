@@ -1,8 +1,6 @@
 import {
   BatchVerifier,
-  backoffDelay,
   normalizeEmail,
-  sleep,
   unknownVerification,
   type BatchReport,
   type Contact,
@@ -22,6 +20,12 @@ export interface ChunkDeps {
   /** The engine, already under the shared limiter when there is one. */
   verifier: Verifier;
   cache?: VerificationCache;
+  /**
+   * Stores results the moment they are bought (default: `cache.setMany`). The queue passes one that
+   * also adds the billable ones to the run's credits in the same Redis step, so neither a replayed
+   * chunk nor a killed worker makes the run's credits differ from what the engine billed.
+   */
+  keepBought?: (bought: Verification[]) => Promise<void>;
   /** Verifications in flight at once within this chunk. */
   concurrency?: number;
 }
@@ -45,13 +49,23 @@ export interface ChunkInput {
    * `not_checked` (the in-process executor, where a row must never be dropped).
    */
   whenStopped: 'return' | 'write-as-unknown';
-  /** Attempts for write failures the connector marks retryable, after the first (default 2). */
-  writeRetries?: number;
   /** Build per-record report rows (the queue keeps them; `clean` writes its own output file). */
   collectReport?: boolean;
   signal?: AbortSignal;
-  /** Awaited just before the write: lets the in-process executor keep writes in page order. */
-  beforeWrite?: () => Promise<void>;
+  /**
+   * Awaited just before the write, with every unique result of the chunk: lets the in-process
+   * executor keep writes in page order, and the queue keep the results with the job, so a replay
+   * writes the very same values (unknown results are not cached, and would come back with another time).
+   */
+  beforeWrite?: (results: Verification[]) => Promise<void>;
+  /** The time of results made locally (rejected input, not checked): a replay passes the first attempt's. */
+  now?: Date;
+  /**
+   * Asked after `beforeWrite`: true when an earlier attempt of this chunk may have written already (it
+   * was killed mid-write); the contacts are then read again by id (`pullByIds`) just before writing,
+   * so values already written compare equal and are skipped rather than written twice.
+   */
+  rereadBeforeWrite?: () => boolean;
   onVerified?: (v: Verification) => void;
 }
 
@@ -79,7 +93,6 @@ export interface ChunkOutcome {
  * of `clean` both call this one function.
  */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
-  const toStore: Verification[] = [];
   const priorByKey = new Map((input.prior ?? []).map((v) => [v.normalized, v]));
   const cacheHits = new Set<string>();
   // Prior results answer first and are not counted as cache hits; the real cache answers the rest.
@@ -100,26 +113,22 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
       }
       return found;
     },
-    // New results are kept and stored in one round trip when the chunk's verification ends.
+    // Called by the batch the moment a result is bought: kept before anything else happens to it.
     setMany: async (results) => {
-      for (const v of results) if (v.risk !== 'unknown') toStore.push(v);
+      if (deps.keepBought) await deps.keepBought(results);
+      else await deps.cache?.setMany(results);
     },
   };
 
   const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache });
   const emails = input.contacts.map((c) => c.email);
-  let report: BatchReport;
-  try {
-    report = await batch.verifyAll(emails, {
-      creditCap: input.creditCap,
-      maxRateLimitWaitMs: input.maxRateLimitWaitMs,
-      signal: input.signal,
-      onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
-    });
-  } finally {
-    // Whatever was bought is kept, even when the batch failed: it is never paid for twice.
-    if (deps.cache && toStore.length) await deps.cache.setMany(toStore);
-  }
+  const report: BatchReport = await batch.verifyAll(emails, {
+    creditCap: input.creditCap,
+    maxRateLimitWaitMs: input.maxRateLimitWaitMs,
+    signal: input.signal,
+    onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
+    now: input.now ? () => input.now! : undefined,
+  });
 
   const unique = new Map<string, Verification>();
   report.results.forEach((v, i) => {
@@ -139,7 +148,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     const n = normalizeEmail(contact.email);
     let v = report.results[i];
     if (!n.ok) counters.rejected++;
-    else if (!v) v = unknownVerification(contact.email, n.normalized, 'not_checked');
+    else if (!v) v = unknownVerification(contact.email, n.normalized, 'not_checked', input.now);
     else if (cacheHits.has(n.normalized)) counters.cached++;
     else counters.verified++;
     if (v!.risk === 'unknown') {
@@ -152,8 +161,9 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   // Credits: what this attempt bought plus what earlier attempts bought for this chunk.
   counters.credits = report.counters.credits + [...priorByKey.values()].filter((v) => v.billable).length;
 
-  await input.beforeWrite?.();
-  const failures = await writeWithRetry(deps.connector, results, input.writeOptions, input.writeRetries ?? 2, counters);
+  await input.beforeWrite?.(carried);
+  if (input.rereadBeforeWrite?.()) await rereadContacts(deps.connector, results);
+  const failures = await writeOnce(deps.connector, results, input.writeOptions, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
   syncMetrics.credits.inc({ platform }, counters.credits);
@@ -175,22 +185,29 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   };
 }
 
-/** Writes in one batch; failures the connector calls retryable are written again (only those), with backoff. */
-async function writeWithRetry(connector: Connector, results: ContactResult[], options: WriteOptions, retries: number, counters: ChunkCounters): Promise<WriteFailure[]> {
-  const final: WriteFailure[] = [];
-  let todo = results;
-  for (let attempt = 0; todo.length > 0; attempt++) {
-    const written = await connector.write(todo, options);
-    counters.written += written.written;
-    counters.unchanged += written.unchanged;
-    const again = new Set(attempt < retries ? written.failed.filter((f) => f.retryable).map((f) => f.contactId) : []);
-    for (const f of written.failed) if (!again.has(f.contactId)) final.push(f);
-    if (again.size === 0) break;
-    todo = todo.filter((r) => again.has(r.contact.id));
-    await sleep(backoffDelay(attempt, { baseMs: 500, maxMs: 5000 }));
+/** Replaces what each contact holds now (`current`, tags, status) with the platform's own values. */
+async function rereadContacts(connector: Connector, results: ContactResult[]): Promise<void> {
+  if (!connector.pullByIds || results.length === 0) return;
+  const now = new Map((await connector.pullByIds(results.map((r) => r.contact.id))).map((c) => [c.id, c]));
+  for (const r of results) {
+    const fresh = now.get(r.contact.id);
+    if (fresh) r.contact = { ...r.contact, current: fresh.current, tags: fresh.tags, status: fresh.status };
   }
-  counters.failed += final.length;
-  return final;
+}
+
+/**
+ * Writes in one batch, with no retry of its own: the connector's HTTP layer already retried what was
+ * worth retrying (HubSpot's request runner re-sends a 207's retryable records, Mailchimp's API loop
+ * retries 429 and 5xx), and the job layer retries what is thrown. A chunk-level loop on top multiplied
+ * the calls per record (5 x 3 x 5 before issue 16); what still failed is reported per contact.
+ */
+async function writeOnce(connector: Connector, results: ContactResult[], options: WriteOptions, counters: ChunkCounters): Promise<WriteFailure[]> {
+  if (results.length === 0) return [];
+  const written = await connector.write(results, options);
+  counters.written += written.written;
+  counters.unchanged += written.unchanged;
+  counters.failed += written.failed.length;
+  return written.failed;
 }
 
 function reportRows(results: ContactResult[], failures: WriteFailure[], counters: ChunkCounters, options: WriteOptions): ReportRow[] {

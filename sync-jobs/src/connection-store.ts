@@ -51,8 +51,16 @@ export class RedisConnectionStore implements ConnectionStore {
     return removed === 1;
   }
 
-  /** Replaces only the credentials (an OAuth refresh), keeping the rest of the record. */
+  /**
+   * Replaces only the credentials (an OAuth refresh), keeping the rest of the record as it is now; a
+   * connection deleted meanwhile stays deleted (no half record is left behind).
+   */
   async saveCredentials(id: string, credentials: ConnectionRecord['credentials']): Promise<void> {
-    await this.redis.hset(this.keys.connection(id), 'credentials', this.box.seal(JSON.stringify(credentials)));
+    await this.redis.eval(
+      `if redis.call('HEXISTS', KEYS[1], 'id') == 1 then redis.call('HSET', KEYS[1], 'credentials', ARGV[1]) end return 1`,
+      1,
+      this.keys.connection(id),
+      this.box.seal(JSON.stringify(credentials)),
+    );
   }
 }

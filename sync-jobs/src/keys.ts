@@ -34,9 +34,25 @@ export class Keys {
   writer(id: string): string {
     return `${this.prefix}:run:${id}:writer`;
   }
+  /** Pages whose write began: a chunk replayed after a kill reads its contacts again before writing. */
+  writeStarted(id: string): string {
+    return `${this.prefix}:run:${id}:write-started`;
+  }
+  /** The cursor each page was pulled from (page index -> cursor), so a lost chunk job can be pulled again. */
+  pageCursors(id: string): string {
+    return `${this.prefix}:run:${id}:page-cursors`;
+  }
+  /** Purchases counted in the run's credits (address and answer time), so a purchase resent after a reconnect counts once. */
+  purchases(id: string): string {
+    return `${this.prefix}:run:${id}:purchases`;
+  }
+  /** Held by the one worker reconciling runs at a time. */
+  reconcileLock(): string {
+    return `${this.prefix}:reconcile-lock`;
+  }
   /** Every key of one run (the run hash first). */
   runKeys(id: string): string[] {
-    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id)];
+    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id)];
   }
   /** Schedule definitions by id (JSON): kept while a schedule is paused, when it has no BullMQ job scheduler. */
   schedules(): string {

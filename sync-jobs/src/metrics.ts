@@ -40,6 +40,18 @@ export const syncMetrics = {
     labelNames: ['kind'] as const,
     registers: [metricsRegistry],
   }),
+  eventsDropped: new Counter({
+    name: 'verify_hub_events_dropped_total',
+    help: 'Webhook events given up on for good (unknown connection, waited past the limit, failed every attempt), by reason',
+    labelNames: ['reason'] as const,
+    registers: [metricsRegistry],
+  }),
+  runsReconciled: new Counter({
+    name: 'verify_hub_runs_reconciled_total',
+    help: 'Repairs made by the run reconciler, by action: page_failed (a chunk that stopped for good counted), page_requeued, pager_requeued, completed',
+    labelNames: ['action'] as const,
+    registers: [metricsRegistry],
+  }),
   credits: new Counter({
     name: 'verify_hub_credits_total',
     help: 'Billable verifications spent, by platform',

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { DelayedError, Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import {
+  AuthError,
   ConfigError,
   DEFAULT_FRESHNESS_DAYS,
-  EngineAuthError,
-  EngineQuotaError,
-  EngineRateLimitError,
   InputError,
+  QuotaError,
+  RateLimitError,
   SecretBox,
   createLogger,
   noLimit,
@@ -21,6 +21,7 @@ import {
   type Page,
   type Logger,
   type SchemaReport,
+  type Verification,
   type Verifier,
   type WriteOptions,
 } from '@verify-hub/core';
@@ -37,6 +38,7 @@ import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
 import { createRedis, type Redis } from './redis';
 import { RunLease } from './run-lease';
+import { RunReconciler } from './run-reconciler';
 import { RunStore, USER_PAUSE_REASON } from './run-store';
 import { SCHEDULED_JOB, ScheduleStore } from './schedule-store';
 import { limitedVerifier } from './verifier-wrappers';
@@ -75,6 +77,20 @@ export interface SyncPipelineOptions {
   attempts?: number;
   /** Days a run's record and report are kept after its last change (default 30; VERIFY_HUB_RETENTION_DAYS). */
   retentionDays?: number;
+  /**
+   * Times a job may be found stalled (its worker died or hung past the lock) and be given to another
+   * worker before BullMQ fails it for good (default 5; BullMQ's own default is 1). Replaying a job is
+   * safe (results are cached as bought, writes compare with the platform, a page counts once), and a
+   * worker killed twice while holding the same chunk is a deploy or a crash loop, not a bad job; the
+   * limit still ends a job that kills every worker it lands on (it is then counted as failed).
+   */
+  maxStalledCount?: number;
+  /** How long a worker's lock on a job lasts without renewal (default 30 s: BullMQ's); a dead worker's jobs are taken back after it. */
+  lockDurationMs?: number;
+  /** How often workers look for stalled jobs (default 30 s: BullMQ's). */
+  stalledIntervalMs?: number;
+  /** How often a worker process reconciles queued and running runs (run-reconciler.ts); it also does on start (default 60 s). */
+  reconcileIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -109,7 +125,9 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   private subscriber?: Redis;
   private workerVerifier?: Verifier;
   private readonly untrack: (() => void)[] = [];
-  private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays'>>;
+  private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays' | 'maxStalledCount' | 'reconcileIntervalMs'>>;
+  /** Finds runs nothing moves any more and moves them (see run-reconciler.ts). */
+  readonly reconciler: RunReconciler;
 
   constructor(private readonly options: SyncPipelineOptions = {}) {
     const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -125,6 +143,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       eventCoalesceMs: options.eventCoalesceMs ?? 5000,
       attempts: options.attempts ?? 5,
       freshnessDays: options.freshnessDays ?? DEFAULT_FRESHNESS_DAYS,
+      maxStalledCount: options.maxStalledCount ?? 5,
+      reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
     };
     this.cache = new RedisVerificationCache(this.redis, this.keys, { freshnessDays: this.opts.freshnessDays });
     this.limiters = createRedisLimiterFactory(this.redis, this.keys);
@@ -137,6 +157,20 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
     this.schedules = new ScheduleStore(this.redis, this.keys, this.queues.runs, (request) => this.checkRequest(request));
+    this.reconciler = new RunReconciler({
+      redis: this.redis,
+      keys: this.keys,
+      store: this.store,
+      queues: this.queues,
+      log: this.log,
+      repairs: {
+        countFailedChunk: (data, reason) => this.countFailedChunk(data, reason),
+        requeuePage: (runId, pageIndex) => this.requeuePage(runId, pageIndex),
+        enqueuePager: (runId, pageIndex) => this.enqueuePager(runId, pageIndex),
+        failRun: (runId, reason) => this.finishAs(runId, 'failed', reason),
+        completeIfDone: (runId) => this.completeIfDone(runId),
+      },
+    });
   }
 
   /** Resolves once Redis answers; a clear ConfigError naming REDIS_URL (host and port only) when it does not. */
@@ -237,8 +271,15 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   /** Resumes a paused run; `maxCredits` raises (or sets) the run's credit cap first. */
   async resume(id: string, changes: { maxCredits?: number } = {}): Promise<RunRecord> {
     const run = await this.mustGet(id);
+    if (run.status === 'running' || run.status === 'queued') {
+      // Nothing to unpause, but a run that seems stuck gets what it is missing (a lost page or pager), or completes.
+      await this.reconciler.reconcileRun(id);
+      return (await this.store.get(id))!;
+    }
     if (run.status !== 'paused') throw new InputError('id', `run ${id} is ${run.status}; only a paused run can be resumed`);
     if (changes.maxCredits !== undefined) await this.store.setFields(id, { options: JSON.stringify({ ...run.options, maxCredits: changes.maxCredits }) });
+    // A new resume epoch: a chunk that started before it and is refused now (the old token) retries instead of pausing again.
+    await this.store.newResumeEpoch(id);
     if (!(await this.store.transition(id, 'running', ['paused']))) throw new InputError('id', `run ${id} changed state; try again`);
     await this.store.deleteFields(id, 'resumeAt');
     for (const jobId of await this.store.takeParked(id)) {
@@ -380,20 +421,38 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const verifier = limitedVerifier(base, engineLimiter);
     this.workerVerifier = verifier;
     const connection = this.redis.duplicate({ maxRetriesPerRequest: null });
-    const common = { connection, prefix: this.keys.prefix, autorun: true };
+    const common = {
+      connection,
+      prefix: this.keys.prefix,
+      autorun: true,
+      maxStalledCount: this.opts.maxStalledCount,
+      ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
+      ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
+    };
     const runs = new Worker(QUEUE.runs, (job, token) => this.handleRunsJob(job, token), { ...common, concurrency: 2 });
     const chunks: Worker = new Worker(QUEUE.chunks, (job, token) => this.handleChunksJob(job, token, chunks, verifier), { ...common, concurrency: this.opts.chunkConcurrency });
-    const events = new Worker(QUEUE.events, (job) => this.handleEventJob(job as Job<EventJobData>, verifier), { ...common, concurrency: this.opts.chunkConcurrency });
-    chunks.on('failed', (job, error) => void this.onChunkFailed(job, error));
-    runs.on('failed', (job, error) => void this.onPagerFailed(job, error));
-    for (const w of [runs, chunks, events]) w.on('error', (error) => this.log.error({ err: error.message, queue: w.name }, 'worker error'));
+    const events: Worker = new Worker(QUEUE.events, (job, token) => this.handleEventJob(job as Job<EventJobData>, token, events, verifier), { ...common, concurrency: this.opts.chunkConcurrency });
+    chunks.on('failed', (job, error) => void this.onChunkFailed(job, error).catch((e: Error) => this.log.warn({ err: e.message }, 'counting a failed chunk failed; the reconciler will')));
+    runs.on('failed', (job, error) => void this.onPagerFailed(job, error).catch((e: Error) => this.log.warn({ err: e.message }, 'ending a failed run failed; the reconciler will')));
+    events.on('failed', (job, error) => void this.onEventFailed(job, error));
+    for (const w of [runs, chunks, events]) {
+      w.on('error', (error) => this.log.error({ err: error.message, queue: w.name }, 'worker error'));
+      w.on('stalled', (jobId) => this.log.warn({ jobId, queue: w.name }, 'job stalled (its worker died or missed its lock): given to another worker'));
+    }
     const workers = [runs, chunks, events];
+    // On start (what a dead process left behind) and then periodically: no run sits with nothing queued.
+    const reconcile = () => void this.reconciler.reconcileAll().catch((e: Error) => this.log.warn({ err: e.message }, 'reconciling runs failed'));
+    reconcile();
+    const timer = setInterval(reconcile, this.opts.reconcileIntervalMs);
+    timer.unref();
     return {
       close: async () => {
+        clearInterval(timer);
         await Promise.all(workers.map((w) => w.close()));
         await connection.quit().catch(() => undefined);
       },
       kill: async () => {
+        clearInterval(timer);
         await Promise.all(workers.map((w) => w.close(true)));
         connection.disconnect();
       },
@@ -428,7 +487,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   // ------------------------------------------------------------------ jobs
 
   private jobDefaults(): JobsOptions {
-    return { attempts: this.opts.attempts, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 7 * 86_400 } };
+    // The job layer's one retry policy: exponential from 1 s with jitter, so jobs that failed together do not come back together.
+    return { attempts: this.opts.attempts, backoff: { type: 'exponential', delay: 1000, jitter: 0.5 }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 7 * 86_400 } };
   }
 
   /**
@@ -438,7 +498,10 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   private async enqueuePager(runId: string, pageIndex: number, delay = 0): Promise<void> {
     const data: PageJobData = { runId };
     const seq = await this.redis.hincrby(this.keys.run(runId), 'pagerSeq', 1);
-    await this.queues.runs.add('page', data, { ...this.jobDefaults(), jobId: jobIds.pager(runId, pageIndex, seq), delay, removeOnComplete: true });
+    const jobId = jobIds.pager(runId, pageIndex, seq);
+    await this.queues.runs.add('page', data, { ...this.jobDefaults(), jobId, delay, removeOnComplete: true });
+    // The reconciler looks here to tell a run whose paging has a job from one whose paging was lost.
+    await this.store.setFields(runId, { pagerJob: jobId });
   }
 
   private async handleRunsJob(job: Job, _token?: string): Promise<void> {
@@ -459,7 +522,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       await this.page(runId);
     } catch (error) {
       const stop = platformStop(error);
-      if (!stop) throw error;
+      if (!stop) throw permanentAsUnrecoverable(error);
       if (stop.reason === 'rate') return this.enqueuePager(runId, (await this.store.progress(runId)).pages, stop.waitMs);
       await this.pauseFor(runId, stop.stopped);
     }
@@ -495,7 +558,9 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       // Paused (by a user, a quota...) or cancelled: paging stops here; `resume` enqueues a pager from the saved page.
       const status = (await this.store.progress(runId)).status;
       if (status !== 'running') return;
-      const page = run.scope.startsWith('recheck:') ? await this.recheckPage(run.scope.slice('recheck:'.length), connector, cursor) : await connector.pull(parseScope(run.scope), cursor);
+      const page = await this.pullPage(run, connector, cursor);
+      // Where this page came from, so the reconciler can pull it again if its chunk job is ever lost.
+      await this.store.savePageCursor(runId, pageIndex, cursor);
       const data: ChunkJobData = { runId, pageIndex, contacts: page.contacts };
       if (page.contacts.length) await this.queues.chunks.add('chunk', data, { ...this.jobDefaults(), jobId: jobIds.chunk(runId, pageIndex) });
       const skipped = Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0);
@@ -590,6 +655,26 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) this.log.warn({ runId, reason: 'credit_cap' }, 'run paused');
   }
 
+  private pullPage(run: RunRecord, connector: Connector, cursor: string | undefined): Promise<Page> {
+    return run.scope.startsWith('recheck:') ? this.recheckPage(run.scope.slice('recheck:'.length), connector, cursor) : connector.pull(parseScope(run.scope), cursor);
+  }
+
+  /** Pulls page `pageIndex` of a run again from its recorded cursor and enqueues its chunk (the reconciler's repair). */
+  private async requeuePage(runId: string, pageIndex: number): Promise<boolean> {
+    const run = await this.store.get(runId);
+    const cursor = await this.store.pageCursor(runId, pageIndex);
+    if (!run || cursor === null) return false;
+    const connector = await this.connectorFor(run.platform, run.connectionId);
+    if (isSingleWriter(connector)) return false;
+    const page = await this.pullPage(run, connector, cursor);
+    const jobId = jobIds.chunk(runId, pageIndex);
+    // A job under the same id (completed without counting) would make the add a no-op.
+    await (await this.queues.chunks.getJob(jobId))?.remove().catch(() => undefined);
+    if (page.contacts.length) await this.queues.chunks.add('chunk', { runId, pageIndex, contacts: page.contacts } satisfies ChunkJobData, { ...this.jobDefaults(), jobId });
+    else await this.store.countPage(runId, pageIndex, {}, 0);
+    return true;
+  }
+
   /** The pages of a `recheck:<run>` run: the unknown rows of that run's report, fresh from the platform when it can. */
   private async recheckPage(sourceRunId: string, connector: Connector, cursor?: string): Promise<Page> {
     const start = Number(cursor ?? 0);
@@ -607,11 +692,16 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (!run || run.status === 'cancelled' || run.status === 'failed' || run.status === 'completed') return;
     if (run.status === 'paused') return this.park(job, token);
     if (await this.store.isPageDone(data.runId, data.pageIndex)) return;
-    const connector = await this.connectorFor(run.platform, run.connectionId);
+    const epoch = await this.store.resumeEpoch(data.runId);
+    const connector = await this.runConnector(run);
+    if (!connector) return;
     const unique = new Set(data.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized));
     const carriedBillable = (data.carry ?? []).filter((v) => v.billable).length;
     const cap = run.options.maxCredits;
     const grant = await this.store.reserveCredits(data.runId, Math.max(0, unique.size - carriedBillable), cap);
+    // A write begun by an earlier attempt (killed mid-write) may have landed: compare with the platform's values.
+    let writeBegunBefore = false;
+    const verifiedAt = data.verifiedAt ?? Date.now();
     let outcome: ChunkOutcome;
     try {
       outcome = await processChunk(
@@ -623,34 +713,41 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
           maxRateLimitWaitMs: 0,
           whenStopped: 'return',
           collectReport: true,
+          rereadBeforeWrite: () => writeBegunBefore,
+          now: new Date(verifiedAt),
+          // The results go with the job before anything is written: a replay writes exactly these values
+          // (an unknown result is not cached, and a new one would carry another time: a second write).
+          beforeWrite: async (results) => {
+            await job.updateData({ ...data, carry: results, verifiedAt });
+            writeBegunBefore = await this.store.markWriteStarted(data.runId, data.pageIndex);
+          },
         },
-        { connector, verifier, cache: this.cache.withFreshness(run.options.freshnessDays ?? this.opts.freshnessDays), concurrency: this.opts.verifyConcurrency },
+        { connector, verifier, ...this.runCache(run), concurrency: this.opts.verifyConcurrency },
       );
     } catch (error) {
       await this.store.releaseCredits(data.runId, grant);
       const stop = platformStop(error);
-      if (!stop) throw error;
+      if (!stop) throw permanentAsUnrecoverable(error);
       // What was verified before the platform refused is in the cache: the retry buys nothing again.
       if (stop.reason === 'rate') {
         await worker.rateLimit(stop.waitMs);
         throw Worker.RateLimitError();
       }
-      await this.pauseFor(data.runId, stop.stopped);
+      await this.pauseOrRetry(data.runId, stop.stopped, epoch);
       return this.park(job, token);
     }
     const reservedByCarry = data.carryReserved ?? 0;
     if (outcome.status === 'stopped') {
-      // Credits bought in this attempt stay reserved (they are counted when the page completes).
-      const bought = cap === undefined ? 0 : outcome.results.filter((v) => v.billable).length - carriedBillable;
-      await this.store.releaseCredits(data.runId, grant - bought);
-      await job.updateData({ ...data, carry: outcome.results, carryReserved: reservedByCarry + bought });
+      // What this attempt bought is already in the run's credits (counted as it was cached): its reservation goes.
+      await this.store.releaseCredits(data.runId, grant);
+      await job.updateData({ ...data, carry: outcome.results, carryReserved: reservedByCarry, verifiedAt });
       const stop = outcome.stopped!;
-      if (stop.error instanceof EngineRateLimitError && !(stop.error instanceof EngineQuotaError)) {
+      if (stop.error instanceof RateLimitError && !(stop.error instanceof QuotaError)) {
         // Every worker of the queue waits for the reset; the job goes back without spending an attempt.
         await worker.rateLimit(Math.max(1, stop.error.waitMs()));
         throw Worker.RateLimitError();
       }
-      await this.pauseFor(data.runId, stop);
+      await this.pauseOrRetry(data.runId, stop, epoch);
       return this.park(job, token);
     }
     // Re-checks first, with deterministic ids: a chunk retried after a crash adds them once.
@@ -658,11 +755,35 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       const reasons = unknownReasons(outcome.report);
       await this.enqueueRecheck({ platform: run.platform, connectionId: run.connectionId, runId: run.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions: writeOptionsOf(run), reasons }, jobIds.chunk(run.id, data.pageIndex));
     }
-    await this.store.countPage(data.runId, data.pageIndex, outcome.counters, cap === undefined ? 0 : grant + reservedByCarry, outcome.report);
+    // Credits are not added here: every purchase was counted as it was cached (runCache).
+    await this.store.countPage(data.runId, data.pageIndex, { ...outcome.counters, credits: 0 }, cap === undefined ? 0 : grant + reservedByCarry, outcome.report);
     if (outcome.stopped?.reason === 'credit_cap' && cap !== undefined && (await this.store.get(data.runId))!.counters.credits >= cap) {
       await this.pauseFor(data.runId, outcome.stopped);
     }
     await this.completeIfDone(data.runId);
+  }
+
+  /**
+   * The cache a run's chunks and re-checks use: its freshness window, and each result stored the
+   * moment it is bought together with the run's credits counter, so a replayed chunk never buys it
+   * again and the run's credits equal what the engine billed, whatever dies when.
+   */
+  private runCache(run: Pick<RunRecord, 'id' | 'options'>): { cache: RedisVerificationCache; keepBought: (bought: Verification[]) => Promise<void> } {
+    const cache = this.cache.withFreshness(run.options.freshnessDays ?? this.opts.freshnessDays);
+    const credits = this.store.creditsCounter(run.id);
+    return { cache, keepBought: (bought) => cache.keepBought(bought, credits) };
+  }
+
+  /**
+   * The connector of a run's stored connection; a connection deleted meanwhile cancels the run (it
+   * would go on using a platform the user disconnected), and undefined is returned.
+   */
+  private async runConnector(run: RunRecord): Promise<Connector | undefined> {
+    if (run.connectionId && !(await this.connectionStore().get(run.connectionId))) {
+      await this.finishAs(run.id, 'cancelled', `its connection ${run.connectionId} was deleted`);
+      return undefined;
+    }
+    return this.connectorFor(run.platform, run.connectionId);
   }
 
   private async recheck(job: Job<RecheckJobData>, token: string | undefined, worker: Worker, verifier: Verifier): Promise<void> {
@@ -672,13 +793,15 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     // The address may have changed since: read the contacts again where the platform allows it.
     if (connector.pullByIds) contacts = await connector.pullByIds(contacts.map((c) => c.id));
     if (contacts.length === 0) return;
+    // A re-check of a run's contacts counts what it buys in that run's credits (re-checks are billed too).
+    const cache = data.runId ? this.runCache({ id: data.runId, options: {} }) : { cache: this.cache };
     const outcome = await processChunk(
       { contacts, writeOptions: data.writeOptions, maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
-      { connector, verifier, cache: this.cache, concurrency: this.opts.verifyConcurrency },
+      { connector, verifier, ...cache, concurrency: this.opts.verifyConcurrency },
     );
     if (outcome.status === 'stopped') {
       const stop = outcome.stopped!;
-      if (stop.error instanceof EngineRateLimitError && !(stop.error instanceof EngineQuotaError)) {
+      if (stop.error instanceof RateLimitError && !(stop.error instanceof QuotaError)) {
         await worker.rateLimit(Math.max(1, stop.error.waitMs()));
         throw Worker.RateLimitError();
       }
@@ -698,24 +821,60 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     await this.queues.chunks.add('recheck', data, { ...this.jobDefaults(), jobId: jobIds.recheck(origin, data.attempt), delay: this.opts.recheckDelaysMs[data.attempt]! });
   }
 
-  private async handleEventJob(job: Job<EventJobData>, verifier: Verifier): Promise<void> {
+  private async handleEventJob(job: Job<EventJobData>, token: string | undefined, worker: Worker, verifier: Verifier): Promise<void> {
     const { event } = job.data;
     if (event.kind === 'unsubscribed' || event.kind === 'cleaned') return; // nothing to verify
     const connection = await this.connectionStore().get(event.connectionId);
-    if (!connection) {
-      this.log.warn({ connectionId: event.connectionId }, 'event for an unknown connection dropped');
-      return;
-    }
+    if (!connection) return this.dropEvent(job, 'unknown_connection', `no stored connection "${event.connectionId}"`);
     const connector = this.registry.create(connection, this.depsFor(connection));
-    let contact = event.email ? { id: event.contactId, email: event.email } : undefined;
-    if (connector.pullByIds) contact = (await connector.pullByIds([event.contactId]))[0] ?? contact;
-    if (!contact?.email) return;
     const writeOptions = (connection.settings?.writeOptions ?? {}) as WriteOptions;
-    const outcome = await processChunk({ contacts: [contact], writeOptions, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
-    if (outcome.status === 'stopped') throw outcome.stopped!.error ?? new Error(outcome.stopped!.message);
+    let outcome: ChunkOutcome;
+    try {
+      let contact = event.email ? { id: event.contactId, email: event.email } : undefined;
+      if (connector.pullByIds) contact = (await connector.pullByIds([event.contactId]))[0] ?? contact;
+      if (!contact?.email) return;
+      outcome = await processChunk({ contacts: [contact], writeOptions, maxRateLimitWaitMs: 0, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
+    } catch (error) {
+      const stop = platformStop(error);
+      if (!stop) throw permanentAsUnrecoverable(error);
+      if (stop.reason === 'rate') return this.eventWaits(job, token, worker, { rateMs: stop.waitMs });
+      return this.eventWaits(job, token, worker, { until: stop.stopped.resumeAt, why: stop.stopped.message });
+    }
+    if (outcome.status === 'stopped') {
+      const stop = outcome.stopped!;
+      if (stop.error instanceof RateLimitError && !(stop.error instanceof QuotaError)) return this.eventWaits(job, token, worker, { rateMs: Math.max(1, stop.error.waitMs()) });
+      return this.eventWaits(job, token, worker, { until: stop.resumeAt, why: stop.message });
+    }
     if (outcome.unknownContacts.length && this.opts.recheckDelaysMs.length) {
       await this.enqueueRecheck({ platform: connection.platform, connectionId: connection.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions }, String(job.id));
     }
+  }
+
+  /**
+   * An event that cannot be handled now (a rate limit, the engine's quota, HubSpot's daily limit, a
+   * refused key) waits instead of spending its attempts: a rate limit holds the events queue until the
+   * reset; a quota or auth stop delays the job until the reset (or an hour, for a key to be fixed). An
+   * event still waiting after EVENT_MAX_WAIT_MS is dropped, counted and logged.
+   */
+  private async eventWaits(job: Job<EventJobData>, token: string | undefined, worker: Worker, wait: { rateMs: number } | { until?: number; why: string }): Promise<void> {
+    if ('rateMs' in wait) {
+      await worker.rateLimit(wait.rateMs);
+      throw Worker.RateLimitError();
+    }
+    if (Date.now() - job.timestamp > EVENT_MAX_WAIT_MS) return this.dropEvent(job, 'waited_too_long', wait.why);
+    await job.moveToDelayed(Math.min(wait.until ?? Date.now() + 3_600_000, job.timestamp + EVENT_MAX_WAIT_MS + 1000), token);
+    this.log.info({ jobId: job.id, until: wait.until, why: wait.why }, 'webhook event waits');
+    throw new DelayedError();
+  }
+
+  private dropEvent(job: Job<EventJobData>, reason: string, detail: string): void {
+    syncMetrics.eventsDropped.inc({ reason });
+    this.log.warn({ jobId: job.id, connectionId: job.data.event.connectionId, kind: job.data.event.kind, reason, detail }, 'webhook event dropped');
+  }
+
+  private async onEventFailed(job: Job | undefined, error: Error): Promise<void> {
+    if (!job || (await job.getState().catch(() => 'unknown')) !== 'failed') return;
+    this.dropEvent(job as Job<EventJobData>, 'failed', error.message);
   }
 
   /** A chunk of a paused run waits, with the results it already has, until `resume` promotes it. */
@@ -732,36 +891,55 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     throw new DelayedError();
   }
 
-  /** A pause the run cannot get past by itself: quota, a refused key, the credit cap (a quota's reset resumes it). */
+  /**
+   * Pauses the run for a stop seen by a chunk that started in resume epoch `epoch`. When the run was
+   * resumed since (a user fixed the key or token meanwhile), the stop came from the old credentials:
+   * the chunk is tried again with the new ones instead of pausing the run again.
+   */
+  private async pauseOrRetry(runId: string, stop: NonNullable<ChunkOutcome['stopped']>, epoch: number): Promise<void> {
+    if ((await this.store.resumeEpoch(runId)) !== epoch) throw new Error(`${stop.message} (before the run was resumed; trying again)`);
+    await this.pauseFor(runId, stop);
+  }
+
+  /** A pause the run cannot get past by itself: quota, a refused key or token, the credit cap (a quota's reset resumes it). */
   private async pauseFor(runId: string, stop: NonNullable<ChunkOutcome['stopped']>): Promise<void> {
+    const resume = `\`verify-hub runs resume ${runId}\``;
+    const error = stop.error;
     const reason =
-      stop.error instanceof EngineAuthError
-        ? stop.error.constructor === EngineAuthError
-          ? `the engine refused the API key: check ENGINE_API_KEY, then run \`verify-hub runs resume ${runId}\``
-          : `${stop.message}: reconnect the platform, then run \`verify-hub runs resume ${runId}\``
-        : stop.error instanceof EngineQuotaError
-          ? `${stop.message}; resume with \`verify-hub runs resume ${runId}\` after the reset or a top-up`
+      error instanceof AuthError
+        ? authPauseReason(error, resume)
+        : error instanceof QuotaError
+          ? `${stop.message}; resume with ${resume} after the reset or a top-up`
           : stop.reason === 'credit_cap'
-            ? `credit cap of ${(await this.store.get(runId))?.options.maxCredits} reached: raise it with \`verify-hub runs resume ${runId} --max-credits N\``
+            ? `credit cap of ${(await this.store.get(runId))?.options.maxCredits} reached: raise it with ${resume.slice(0, -1)} --max-credits N\``
             : stop.message;
-    syncMetrics.errors.inc({ kind: stop.reason === 'credit_cap' ? 'credit_cap' : stop.error instanceof EngineAuthError ? 'engine_auth' : 'engine_quota' });
+    const source = error instanceof AuthError || error instanceof RateLimitError ? error.source : 'engine';
+    syncMetrics.errors.inc({ kind: stop.reason === 'credit_cap' ? 'credit_cap' : error instanceof AuthError ? `${source}_auth` : `${source}_quota` });
     if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) {
       if (stop.resumeAt) await this.store.setFields(runId, { resumeAt: stop.resumeAt });
       // A quota that resets resumes the run by itself then (a top-up can resume it sooner).
-      if (stop.error instanceof EngineQuotaError && stop.resumeAt) {
+      if (error instanceof QuotaError && stop.resumeAt) {
         await this.queues.runs.add('auto-resume', { runId }, { jobId: `${runId}-resume-${stop.resumeAt}`, delay: Math.max(0, stop.resumeAt - Date.now()) + 1000, removeOnComplete: true, removeOnFail: true });
       }
-      this.log.warn({ runId, reason: stop.reason }, 'run paused');
+      this.log.warn({ runId, reason: stop.reason, source }, 'run paused');
     }
   }
 
+  /**
+   * A chunk job failed. Only a failure for good counts (attempts used up, unrecoverable, stalled past
+   * `maxStalledCount`: its state is then `failed`); one that will be retried changes nothing. A
+   * process that dies before counting leaves it to the reconciler.
+   */
   private async onChunkFailed(job: Job | undefined, error: Error): Promise<void> {
     if (!job || job.name !== 'chunk') return;
     syncMetrics.errors.inc({ kind: 'chunk_failed' });
-    if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    // Out of attempts: the page is counted with every contact failed, so the run can still finish.
-    const data = job.data as ChunkJobData;
-    const rows: ReportRow[] = data.contacts.map((c) => ({ contactId: c.id, email: c.email, outcome: 'failed', error: error.message }));
+    if ((await job.getState()) !== 'failed') return;
+    await this.countFailedChunk(job.data as ChunkJobData, error.message);
+  }
+
+  /** A page whose chunk stopped for good is counted with every contact failed, so the run can still finish. */
+  private async countFailedChunk(data: ChunkJobData, reason: string): Promise<void> {
+    const rows: ReportRow[] = data.contacts.map((c) => ({ contactId: c.id, email: c.email, outcome: 'failed', error: reason }));
     await this.store.countPage(data.runId, data.pageIndex, { failed: data.contacts.length }, 0, rows);
     await this.completeIfDone(data.runId);
   }
@@ -769,7 +947,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   private async onPagerFailed(job: Job | undefined, error: Error): Promise<void> {
     if (!job || job.name !== 'page') return;
     syncMetrics.errors.inc({ kind: 'source_failed' });
-    if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    if ((await job.getState()) !== 'failed') return;
     await this.finishAs((job.data as PageJobData).runId, 'failed', `reading the source failed: ${error.message}`);
   }
 
@@ -777,7 +955,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (await this.store.tryComplete(runId)) await this.announceFinished(runId);
   }
 
-  private async finishAs(runId: string, status: 'failed', reason: string): Promise<void> {
+  private async finishAs(runId: string, status: 'failed' | 'cancelled', reason: string): Promise<void> {
     if (await this.store.transition(runId, status, ['queued', 'running', 'paused'], reason)) {
       await this.store.setFields(runId, { finishedAt: new Date().toISOString() });
       await this.announceFinished(runId);
@@ -799,8 +977,10 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const store = this.connections;
     return {
       limiter: this.limiters,
+      // Only the credentials, never the record the run started with: settings edited meanwhile stay,
+      // and a connection deleted meanwhile is not brought back.
       saveCredentials: async (credentials: ConnectionRecord['credentials']) => {
-        if (store) await store.save({ ...connection, credentials });
+        if (store) await saveCredentialsOnly(store, connection.id, credentials);
       },
     };
   }
@@ -847,13 +1027,41 @@ function throwInput(field: string, problem: string): never {
 
 
 
+/** How long a webhook event may wait for a quota, a daily limit or a key to be fixed before it is dropped (and counted). */
+const EVENT_MAX_WAIT_MS = 7 * 86_400_000;
+
 /**
- * A connector's own control-flow errors (HubSpot's daily limit or 10-second window, a revoked
- * platform token) share core's error classes: a rate limit waits, a quota or auth error pauses the run.
+ * Control flow by kind, whoever raised it (the engine, HubSpot's daily limit or 10-second window, a
+ * revoked platform token): a rate limit waits, a quota or auth error pauses the run.
  */
 function platformStop(error: unknown): { reason: 'rate'; waitMs: number } | { reason: 'pause'; stopped: NonNullable<ChunkOutcome['stopped']> } | undefined {
-  if (error instanceof EngineQuotaError) return { reason: 'pause', stopped: { reason: 'quota', message: error.message, error, resumeAt: error.resetAt } };
-  if (error instanceof EngineRateLimitError) return { reason: 'rate', waitMs: Math.max(1, error.waitMs()) };
-  if (error instanceof EngineAuthError) return { reason: 'pause', stopped: { reason: 'auth', message: error.message, error } };
+  if (error instanceof QuotaError) return { reason: 'pause', stopped: { reason: 'quota', message: error.message, error, resumeAt: error.resetAt } };
+  if (error instanceof RateLimitError) return { reason: 'rate', waitMs: Math.max(1, error.waitMs()) };
+  if (error instanceof AuthError) return { reason: 'pause', stopped: { reason: 'auth', message: error.message, error } };
   return undefined;
+}
+
+/** Input or configuration that no retry can fix fails the job at once (BullMQ spends no more attempts on it). */
+function permanentAsUnrecoverable(error: unknown): unknown {
+  if (error instanceof InputError || error instanceof ConfigError) return new UnrecoverableError(error.message);
+  return error;
+}
+
+const RECONNECT: Record<string, string> = {
+  hubspot: 'reconnect HubSpot (`verify-hub hubspot connect`, or Connections in the dashboard)',
+  mailchimp: 'reconnect Mailchimp (`verify-hub mailchimp connect`, or Connections in the dashboard)',
+};
+
+/** What a user must fix when a key or token is refused, naming where it lives; never the key itself. */
+function authPauseReason(error: AuthError, resume: string): string {
+  if (error.source === 'engine') return `the engine refused the API key: check ENGINE_API_KEY, then run ${resume}`;
+  const fix = RECONNECT[error.source] ?? `reconnect ${error.source}`;
+  return `${error.message}. To fix: ${fix}, then run ${resume}`;
+}
+
+/** A narrow credentials update where the store has one; otherwise a merge into the record as stored now. */
+async function saveCredentialsOnly(store: ConnectionStore, id: string, credentials: ConnectionRecord['credentials']): Promise<void> {
+  if (store.saveCredentials) return store.saveCredentials(id, credentials);
+  const now = await store.get(id);
+  if (now) await store.save({ ...now, credentials });
 }

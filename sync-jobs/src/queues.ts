@@ -18,6 +18,8 @@ export interface ChunkJobData {
   carry?: Verification[];
   /** Credits the carried results cost, still reserved against the run's cap until the page completes. */
   carryReserved?: number;
+  /** When the first attempt verified (epoch ms): results made locally (rejected input) keep this time in a replay. */
+  verifiedAt?: number;
 }
 
 /** `chunks` queue: contacts whose result was unknown, verified again after a delay. */

@@ -1,8 +1,15 @@
 import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache } from '@verify-hub/core';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { Keys } from './keys';
 
 const DAY_MS = 86_400_000;
+
+/** Adds to KEYS[1]'s field ARGV[1] one per purchase id (ARGV[2..]) not yet in the set KEYS[2]. */
+const COUNT_PURCHASES = `
+local n = 0
+for i = 2, #ARGV do n = n + redis.call('SADD', KEYS[2], ARGV[i]) end
+if n > 0 then redis.call('HINCRBY', KEYS[1], ARGV[1], n) end
+return n`;
 
 /**
  * The shared result cache: one key per normalised address holding the last final result, expiring
@@ -40,16 +47,40 @@ export class RedisVerificationCache implements VerificationCache {
   }
 
   async setMany(results: Verification[]): Promise<void> {
-    const final = results.filter((v) => v.risk !== 'unknown');
-    if (final.length === 0) return;
+    const m = this.redis.multi();
+    if (this.addSets(m, results) > 0) await m.exec();
+  }
+
+  /**
+   * Results just bought: stored, and the billable ones added to a run's credits counter, in one MULTI,
+   * so what the run says it spent moves with what the cache holds. Each purchase is counted once by its
+   * answer (address and `checkedAt`, kept in `credits.purchases`): a MULTI that ioredis sends again
+   * after a reconnect (Redis ran it, the reply was lost) counts nothing twice.
+   */
+  async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }): Promise<void> {
+    const m = this.redis.multi();
+    let queued = this.addSets(m, results);
+    const billable = results.filter((v) => v.billable);
+    if (credits && billable.length > 0) {
+      m.eval(COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map((v) => `${v.normalized}|${v.checkedAt}`));
+      queued++;
+    }
+    if (queued > 0) await m.exec();
+  }
+
+  private addSets(m: ChainableCommander, results: Verification[]): number {
     // Kept for the longest window anyone may ask for (a run can ask for more than the default).
     const ttlMs = Math.max(this.freshnessDays, DEFAULT_FRESHNESS_DAYS) * DAY_MS;
-    const m = this.redis.multi();
-    for (const v of final) {
+    let queued = 0;
+    for (const v of results) {
+      if (v.risk === 'unknown') continue;
       const age = Date.now() - Date.parse(v.checkedAt);
       const ttl = ttlMs - (Number.isFinite(age) ? Math.max(0, age) : 0);
-      if (ttl > 0) m.set(this.keys.cache(v.normalized), JSON.stringify(v), 'PX', ttl);
+      if (ttl > 0) {
+        m.set(this.keys.cache(v.normalized), JSON.stringify(v), 'PX', ttl);
+        queued++;
+      }
     }
-    await m.exec();
+    return queued;
   }
 }

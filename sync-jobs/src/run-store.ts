@@ -224,6 +224,41 @@ export class RunStore {
     return r === 1;
   }
 
+  /** How many times the run was resumed: tells a stop seen with old credentials from one seen with the new. */
+  async resumeEpoch(id: string): Promise<number> {
+    return Number((await this.redis.hget(this.keys.run(id), 'resumes')) ?? 0);
+  }
+
+  async newResumeEpoch(id: string): Promise<number> {
+    return this.redis.hincrby(this.keys.run(id), 'resumes', 1);
+  }
+
+  /** Where the run's credits counter lives: results bought are counted there as they are cached. */
+  creditsCounter(id: string): { key: string; field: string; purchases: string } {
+    return { key: this.keys.run(id), field: counterField('credits'), purchases: this.keys.purchases(id) };
+  }
+
+  /** Notes that page `pageIndex` began writing; true when an earlier attempt had begun already. */
+  async markWriteStarted(id: string, pageIndex: number): Promise<boolean> {
+    return (await this.redis.sadd(this.keys.writeStarted(id), String(pageIndex))) === 0;
+  }
+
+  /** Remembers the cursor page `pageIndex` is pulled from ('' for the first page). */
+  async savePageCursor(id: string, pageIndex: number, cursor: string | undefined): Promise<void> {
+    await this.redis.hset(this.keys.pageCursors(id), String(pageIndex), cursor ?? '');
+  }
+
+  /** The cursor page `pageIndex` was pulled from: undefined for the first page, null when not recorded. */
+  async pageCursor(id: string, pageIndex: number): Promise<string | undefined | null> {
+    const raw = await this.redis.hget(this.keys.pageCursors(id), String(pageIndex));
+    if (raw === null) return null;
+    return raw === '' ? undefined : raw;
+  }
+
+  async donePages(id: string): Promise<Set<number>> {
+    return new Set((await this.redis.smembers(this.keys.pagesDone(id))).map(Number));
+  }
+
   async isPageDone(id: string, pageIndex: number): Promise<boolean> {
     return (await this.redis.sismember(this.keys.pagesDone(id), String(pageIndex))) === 1;
   }

@@ -1,4 +1,4 @@
-import { EngineQuotaError, EngineRateLimitError, parseScope } from '@verify-hub/core';
+import { EngineQuotaError, EngineRateLimitError, QuotaError, RateLimitError, parseScope } from '@verify-hub/core';
 import { HubSpotConnector, HubSpotDailyLimitError, HubSpotRateLimitError, nextMidnight } from '@verify-hub/connector-hubspot';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { connector, drain, localDeps, noWait, privateConnection, verification } from './helpers';
@@ -81,7 +81,10 @@ describe('rate limits', () => {
     fake.inject({ kind: 'rate-limit', policyName: 'TEN_SECONDLY_ROLLING', count: 4 });
     const error = await hub.pull(parseScope('all')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HubSpotRateLimitError);
-    expect(error).toBeInstanceOf(EngineRateLimitError);
+    // the pipeline branches on the kind; the source says it is HubSpot's, not the engine's
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ source: 'hubspot' });
+    expect(error).not.toBeInstanceOf(EngineRateLimitError);
   });
 
   it('pauses on the DAILY policy until the portal\'s next midnight, in its time zone, without retrying', async () => {
@@ -92,7 +95,9 @@ describe('rate limits', () => {
     const before = Date.now();
     const error = (await hub.pull(parseScope('all')).catch((e: unknown) => e)) as HubSpotDailyLimitError;
     expect(error).toBeInstanceOf(HubSpotDailyLimitError);
-    expect(error).toBeInstanceOf(EngineQuotaError);
+    expect(error).toBeInstanceOf(QuotaError);
+    expect(error).toMatchObject({ source: 'hubspot' });
+    expect(error).not.toBeInstanceOf(EngineQuotaError);
     expect(fake.calls).toHaveLength(1);
     const midnight = nextMidnight('America/New_York', before);
     expect(error.resumeAt).toBe(midnight);

@@ -1,11 +1,23 @@
-import { EngineAuthError, EngineQuotaError, EngineRateLimitError, type ContactResult, type Page, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { AuthError, QuotaError, RateLimitError, type ContactResult, type RateLimitInfo, type Page, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
 import { FakeSource } from '../fakes/source';
 import { setup, waitForStatus } from './helpers';
 
-/** Stand-ins for a connector's own errors (HubSpot's daily limit and 10-second window, a revoked token). */
-class PlatformDailyLimitError extends EngineQuotaError {}
-class PlatformWindowError extends EngineRateLimitError {}
-class PlatformAuthError extends EngineAuthError {}
+/** Stand-ins for a connector's own errors (HubSpot's daily limit and 10-second window, a revoked token): core's neutral kinds. */
+class PlatformDailyLimitError extends QuotaError {
+  constructor(message: string, info: RateLimitInfo) {
+    super(message, 'hubspot', info);
+  }
+}
+class PlatformWindowError extends RateLimitError {
+  constructor(message: string, info: RateLimitInfo) {
+    super(message, 'hubspot', info);
+  }
+}
+class PlatformAuthError extends AuthError {
+  constructor(message: string) {
+    super(message, 'hubspot');
+  }
+}
 
 /** A fake source whose platform refuses some calls, once each. */
 class RefusingSource extends FakeSource {
@@ -89,7 +101,7 @@ describe('platform limits and auth thrown by a connector', () => {
       const paused = await waitForStatus(t.pipeline, run.id, ['paused', 'completed', 'failed']);
       expect(paused.status).toBe('paused');
       expect(paused.statusReason).toContain('HubSpot rejected the access token of portal 42');
-      expect(paused.statusReason).toContain('reconnect the platform');
+      expect(paused.statusReason).toContain('reconnect HubSpot');
       expect(paused.statusReason).not.toContain('ENGINE_API_KEY');
       await t.pipeline.resume(run.id);
       const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);

@@ -20,7 +20,7 @@ export function register(program: Command): void {
       [
         'verify-hub runs                      the latest runs',
         'verify-hub runs <id>                 one run: status, why it paused, counters',
-        'verify-hub runs resume <id>          resume a paused run (quota reset, key fixed, cap raised)',
+        'verify-hub runs resume <id>          resume a paused run (quota reset, key fixed, cap raised), or repair a stuck running one',
         'verify-hub runs cancel <id>          cancel a queued, running or paused run',
         'verify-hub runs report <id>          the per-contact report as CSV',
         'verify-hub runs recheck <id>         a new run that verifies again the unknown results of <id>',

@@ -1,22 +1,26 @@
-import { EngineAuthError, EngineQuotaError, EngineRateLimitError, VerifyHubError, type ErrorDetails } from '@verify-hub/core';
+import { AuthError, QuotaError, RateLimitError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from '@verify-hub/core';
 
 /**
- * One class per HubSpot failure kind. The HubSpot ones extend core's auth / rate / quota classes so the
- * sync pipeline treats them like the engine's: an auth failure pauses the run, a rate limit waits, a
- * daily limit pauses the run until `resetAt` (the portal's next midnight). None carries a token.
+ * One class per HubSpot failure kind. The control-flow ones extend core's neutral auth / rate / quota
+ * classes with `source: 'hubspot'`, so the sync pipeline treats them by kind: an auth failure pauses
+ * the run and says to reconnect HubSpot, a rate limit waits, a daily limit pauses the run until
+ * `resetAt` (the portal's next midnight). None carries a token.
  */
 
 /** 401 (token invalid, revoked, expired and not refreshable) or 403 (a scope is missing). */
-export class HubSpotAuthError extends EngineAuthError {
+export class HubSpotAuthError extends AuthError {
   readonly platform = 'hubspot';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, 'hubspot', details);
+  }
 }
 
 /** The 10-second (or search's per-second) window is still full after the connector's own waits. */
-export class HubSpotRateLimitError extends EngineRateLimitError {
+export class HubSpotRateLimitError extends RateLimitError {
   readonly platform = 'hubspot';
   readonly policyName?: string;
-  constructor(message: string, info: { resetAt: number; limit?: number; remaining?: number; policyName?: string }, details: ErrorDetails = {}) {
-    super(message, info, details);
+  constructor(message: string, info: RateLimitInfo & { policyName?: string }, details: ErrorDetails = {}) {
+    super(message, 'hubspot', info, details);
     this.policyName = info.policyName;
   }
 }
@@ -25,9 +29,12 @@ export class HubSpotRateLimitError extends EngineRateLimitError {
  * The portal's daily API limit is used up: pause until the portal's next midnight (`resetAt`, epoch ms,
  * also readable as `resumeAt`). Extends the quota error so a run pauses instead of retrying.
  */
-export class HubSpotDailyLimitError extends EngineQuotaError {
+export class HubSpotDailyLimitError extends QuotaError {
   readonly platform = 'hubspot';
   readonly policyName = 'DAILY';
+  constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
+    super(message, 'hubspot', info, details);
+  }
   get resumeAt(): number {
     return this.resetAt;
   }

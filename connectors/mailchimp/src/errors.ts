@@ -1,4 +1,4 @@
-import { VerifyHubError } from '@verify-hub/core';
+import { AuthError, VerifyHubError } from '@verify-hub/core';
 
 /**
  * Every failure of a Mailchimp call has one class here, chosen in exactly one place
@@ -25,11 +25,28 @@ export class MailchimpError extends VerifyHubError {
     this.detail = problem.detail;
     this.type = problem.type;
   }
+  /** A Mailchimp auth error is a Mailchimp error too, though its class extends core's `AuthError`. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return this === MailchimpError && value instanceof MailchimpAuthError;
+  }
 }
 
-/** 401/403: the key or token is wrong, revoked, or lacks the role. Never retried; a run pauses on it. */
-export class MailchimpAuthError extends MailchimpError {
+/**
+ * 401/403: the key or token is wrong, revoked, or lacks the role. Never retried; a run pauses on it.
+ * It extends core's neutral `AuthError` (source `mailchimp`), which is what the pipeline pauses on.
+ */
+export class MailchimpAuthError extends AuthError {
   override readonly code: string = 'MAILCHIMP_UNAUTHORIZED';
+  readonly title?: string;
+  readonly detail?: string;
+  readonly type?: string;
+  constructor(message: string, problem: Problem = {}) {
+    super(message, 'mailchimp', { status: problem.status, requestId: problem.instance || undefined });
+    this.title = problem.title;
+    this.detail = problem.detail;
+    this.type = problem.type;
+  }
 }
 
 /** 429: more than 10 simultaneous connections for this key (Mailchimp sends no reset header). */

@@ -185,7 +185,8 @@ export function resetHeader(resetAtMs: number, form: ResetForm, now = Date.now()
 }
 
 export class FakeEngine {
-  readonly apiKey: string;
+  /** The one key it accepts; `rotateKey` revokes it for a new one. */
+  apiKey: string;
   readonly requests: RecordedRequest[] = [];
   /** Billable answers given so far (what the quota counts). */
   billed = 0;
@@ -197,6 +198,11 @@ export class FakeEngine {
 
   constructor(public options: FakeEngineOptions = {}) {
     this.apiKey = options.apiKey ?? DEFAULT_KEY;
+  }
+
+  /** Revokes the current key (401 from now on) and accepts `next` instead. */
+  rotateKey(next: string): void {
+    this.apiKey = next;
   }
 
   /** Scripts the next answers for one address (normalised form); the last step repeats. */

@@ -98,6 +98,8 @@ const DATE_PROPS = new Set(['lastmodifieddate', 'createdate']);
 
 export class FakeHubSpot {
   readonly calls: RecordedCall[] = [];
+  /** Batch-update writes applied per contact id (all portals): what "written exactly once" is checked against. */
+  readonly writeCounts = new Map<string, number>();
   readonly oauth = { clientId: 'fake-client-id', clientSecret: 'fake-client-secret', accessTokenTtlSeconds: 1800 };
   private readonly portals = new Map<string, Portal>();
   private readonly tokens = new Map<string, TokenInfo>();
@@ -176,6 +178,17 @@ export class FakeHubSpot {
   expireToken(token: string): void {
     const info = this.tokens.get(token);
     if (info) info.expiresAt = Date.now() - 1;
+  }
+
+  /** Revokes a token (an app uninstalled, a private-app token rotated): every call with it answers 401. */
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  /** A new private-app token for a portal (what a user pastes when reconnecting). */
+  grantToken(portalId: string, token: string): void {
+    this.portal(portalId);
+    this.tokens.set(token, { portalId, kind: 'private' });
   }
 
   inject(injection: Injection): void {
@@ -482,6 +495,7 @@ export class FakeHubSpot {
         else contact.properties[name] = storedValue(portal.properties.get(name)!, v);
       }
       contact.updatedAt = this.tick();
+      this.writeCounts.set(id, (this.writeCounts.get(id) ?? 0) + 1);
       results.push(contactBody(contact, Object.keys(input.properties ?? {})));
     }
     if (notFound.length) errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: 'Could not get some CONTACT objects, they may be deleted or not exist.', context: { ids: notFound }, links: {}, errors: [] });

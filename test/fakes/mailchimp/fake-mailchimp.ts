@@ -202,6 +202,11 @@ export class FakeMailchimp {
     this.accounts.set(credential, { dc: account.dc ?? 'us1', userId: account.userId ?? randomBytes(4).toString('hex'), accountName: account.accountName ?? 'Fake account' });
   }
 
+  /** Revokes a key or token (disabled in the account, app disconnected): every call with it answers 401. */
+  revoke(credential: string): void {
+    this.accounts.delete(credential);
+  }
+
   /** Lets another credential (an OAuth token, a second key) act for the same account. */
   alias(credential: string, existing: string): void {
     const account = this.accounts.get(existing);
