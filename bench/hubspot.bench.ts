@@ -59,7 +59,7 @@ async function callsPerThousand(fake: FakeHubSpot): Promise<void> {
   fake.resetCalls();
   const again = await pullAll(hub, 'all');
   const againReport = await hub.write(again.map((c, i) => ({ contact: c, verification: verdict(c.email, i) })), {});
-  console.log(`unchanged re-sync: ${per1000(reads(fake))} reads + ${per1000(writes(fake))} writes per 1,000 contacts (goal 0 writes); unchanged ${againReport.unchanged}`);
+  console.log(`unchanged re-sync: ${per1000(reads(fake))} reads + ${per1000(writes(fake))} writes per 1,000 contacts (goal 0 writes); unchanged ${againReport.unchanged.length}`);
 
   fake.resetCalls();
   const since = await pullAll(hub, 'changed-since:2026-01-01T00:00:00Z');

@@ -72,9 +72,15 @@ export interface PlannedAction {
 }
 
 export interface WriteReport {
+  /** Contacts written (or, on a dry run, that would be). */
   written: number;
-  /** Contacts whose stored values already matched: no call made for them. */
-  unchanged: number;
+  /**
+   * The ids of the contacts whose stored values already matched: no call made for them. A list, not a
+   * count, so a caller can say which rows were left as they were (the per-record report); the count
+   * is its length, kept nowhere else so the two cannot disagree. A contact is in at most one of
+   * `unchanged` and `failed`; the others of the batch were written.
+   */
+  unchanged: string[];
   failed: WriteFailure[];
   actions?: PlannedAction[];
 }

@@ -11,6 +11,7 @@ import {
   type Verifier,
   type WriteFailure,
   type WriteOptions,
+  type WriteReport,
 } from '@verify-hub/core';
 import type { ReportRow, RunCounters } from './contracts';
 import { syncMetrics } from './metrics';
@@ -163,7 +164,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
 
   await input.beforeWrite?.(carried);
   if (input.rereadBeforeWrite?.()) await rereadContacts(deps.connector, results);
-  const failures = await writeOnce(deps.connector, results, input.writeOptions, counters);
+  const written = await writeOnce(deps.connector, results, input.writeOptions, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
   syncMetrics.credits.inc({ platform }, counters.credits);
@@ -180,8 +181,8 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     stopped: report.stopped,
     results: carried,
     unknownContacts,
-    failures,
-    report: input.collectReport ? reportRows(results, failures, counters, input.writeOptions) : [],
+    failures: written.failed,
+    report: input.collectReport ? reportRows(results, written, input.writeOptions) : [],
   };
 }
 
@@ -201,22 +202,27 @@ async function rereadContacts(connector: Connector, results: ContactResult[]): P
  * retries 429 and 5xx), and the job layer retries what is thrown. A chunk-level loop on top multiplied
  * the calls per record (5 x 3 x 5 before issue 16); what still failed is reported per contact.
  */
-async function writeOnce(connector: Connector, results: ContactResult[], options: WriteOptions, counters: ChunkCounters): Promise<WriteFailure[]> {
-  if (results.length === 0) return [];
+async function writeOnce(connector: Connector, results: ContactResult[], options: WriteOptions, counters: ChunkCounters): Promise<WriteReport> {
+  if (results.length === 0) return { written: 0, unchanged: [], failed: [] };
   const written = await connector.write(results, options);
   counters.written += written.written;
-  counters.unchanged += written.unchanged;
+  counters.unchanged += written.unchanged.length;
   counters.failed += written.failed.length;
-  return written.failed;
+  return written;
 }
 
-function reportRows(results: ContactResult[], failures: WriteFailure[], counters: ChunkCounters, options: WriteOptions): ReportRow[] {
-  const failed = new Map(failures.map((f) => [f.contactId, f.reason]));
-  // The connector reports written/unchanged as totals; a chunk with no write at all is all unchanged.
-  const okOutcome = options.dryRun ? 'dry_run' : counters.written === 0 ? 'unchanged' : 'written';
+/**
+ * One row per contact, from what the connector said of that contact: `failed` (with the reason) when
+ * listed in `failed`, `unchanged` when listed in `unchanged` (it holds those values already, dry run
+ * or not), else `dry_run` on a dry run (it would be written) and `written` otherwise.
+ */
+function reportRows(results: ContactResult[], report: WriteReport, options: WriteOptions): ReportRow[] {
+  const failed = new Map(report.failed.map((f) => [f.contactId, f.reason]));
+  const unchanged = new Set(report.unchanged);
   return results.map(({ contact, verification: v }) => {
     const error = failed.get(contact.id);
-    const row: ReportRow = { contactId: contact.id, email: contact.email, risk: v.risk, score: v.score, reason: v.reason, outcome: error === undefined ? okOutcome : 'failed' };
+    const outcome = error !== undefined ? 'failed' : unchanged.has(contact.id) ? 'unchanged' : options.dryRun ? 'dry_run' : 'written';
+    const row: ReportRow = { contactId: contact.id, email: contact.email, risk: v.risk, score: v.score, reason: v.reason, outcome };
     if (error !== undefined) row.error = error;
     return row;
   });

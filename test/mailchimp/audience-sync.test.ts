@@ -51,7 +51,7 @@ async function syncAll(scope = 'all'): Promise<{ pages: Page[]; written: number;
     pages.map(async (page) => {
       const report = await c.write(page.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })), {});
       written += report.written;
-      unchanged += report.unchanged;
+      unchanged += report.unchanged.length;
       failed += report.failed.length;
     }),
   );

@@ -197,7 +197,7 @@ export class FileConnector implements Connector {
   /**
    * Appends rows to the cleaned and removed files, in input order: results may come in any order and
    * in any batches (a row waits until every row before it is written). `dryRun` writes no file.
-   * `written` counts results taken; a result delivered again counts as `unchanged`.
+   * `written` counts results taken; a result delivered again is listed `unchanged`.
    */
   async write(results: ContactResult[], opts: WriteOptions = {}): Promise<WriteReport> {
     const output = await this.startOutput(opts.dryRun === true || this.options.dryRun);

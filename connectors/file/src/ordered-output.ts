@@ -62,10 +62,10 @@ export class OrderedOutput {
 
   /** Takes a batch of results; rows are written as soon as every row before them is. */
   accept(results: ContactResult[]): Promise<WriteReport> {
-    const report: WriteReport = { written: 0, unchanged: 0, failed: [] };
+    const report: WriteReport = { written: 0, unchanged: [], failed: [] };
     for (const result of results) {
       const failure = this.take(result);
-      if (failure === 'again') report.unchanged++;
+      if (failure === 'again') report.unchanged.push(String(result.contact?.id));
       else if (failure) report.failed.push(failure);
       else report.written++;
     }

@@ -35,7 +35,7 @@ export class ContactWriter {
 
   async write(results: ContactResult[], opts: WriteOptions = {}): Promise<WriteReport> {
     const byId = new Map<string, UpdateInput>();
-    let unchanged = 0;
+    const same = new Set<string>();
     const actions: PlannedAction[] = [];
     for (const { contact, verification } of results) {
       const desired = toHubSpotProperties(verification, this.settings.names);
@@ -45,11 +45,13 @@ export class ContactWriter {
         actions.push({ contactId: contact.id, email: contact.email, action: opts.actions.invalid, applied: false });
       }
       if (Object.keys(changed).length === 0) {
-        if (!byId.has(contact.id)) unchanged++;
+        same.add(contact.id);
         continue;
       }
       byId.set(contact.id, { id: contact.id, email: contact.email, properties: { ...byId.get(contact.id)?.properties, ...changed } });
     }
+    // A contact given twice whose second result changes something is written, not unchanged.
+    const unchanged = [...same].filter((id) => !byId.has(id));
     const report: WriteReport = { written: 0, unchanged, failed: [], ...(actions.length ? { actions } : {}) };
     if (opts.dryRun) return report;
     const inputs = [...byId.values()];

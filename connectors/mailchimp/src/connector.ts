@@ -153,14 +153,14 @@ export class MailchimpConnector implements Connector {
       const listId = typeof payload?.listId === 'string' ? payload.listId : this.listId();
       byList.set(listId, [...(byList.get(listId) ?? []), result]);
     }
-    const total: MailchimpWriteReport = { written: 0, unchanged: 0, failed: [], actions: [], changes: [], batchIds: [] };
+    const total: MailchimpWriteReport = { written: 0, unchanged: [], failed: [], actions: [], changes: [], batchIds: [] };
     for (const [listId, part] of byList) {
       const readNow: WriteFailure[] = [];
       const plan = planWrites(await this.refreshUnread(listId, part, readNow), opts, this.settings.names);
       plan.refused.push(...readNow);
       const report = await executePlan(this.api, listId, plan, opts.dryRun === true, this.settings);
       total.written += report.written;
-      total.unchanged += report.unchanged;
+      total.unchanged.push(...report.unchanged);
       total.failed.push(...report.failed);
       total.actions!.push(...(report.actions ?? []));
       total.changes.push(...report.changes);

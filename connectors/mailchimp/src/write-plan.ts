@@ -27,7 +27,8 @@ export interface MemberChange {
 
 export interface WritePlan {
   changes: MemberChange[];
-  unchanged: number;
+  /** Ids of the members that already hold every value (WriteReport.unchanged). */
+  unchanged: string[];
   /** Results the connector refuses to write (a member that is unsubscribed, cleaned or archived). */
   refused: WriteFailure[];
 }
@@ -47,7 +48,7 @@ export function desiredTags(verification: Verification, names: MailchimpNames): 
  * new risk: they are written together, so one stands for the other.
  */
 export function planWrites(results: ContactResult[], opts: WriteOptions, names: MailchimpNames): WritePlan {
-  const plan: WritePlan = { changes: [], unchanged: 0, refused: [] };
+  const plan: WritePlan = { changes: [], unchanged: [], refused: [] };
   const invalidAction = opts.actions?.invalid ?? 'none';
   for (const { contact, verification } of results) {
     const contactId = contact.id || subscriberHash(contact.email);
@@ -63,7 +64,7 @@ export function planWrites(results: ContactResult[], opts: WriteOptions, names: 
     else tags = wanted;
     const action: RiskAction = verification.risk === 'invalid' && (invalidAction === 'unsubscribe' || invalidAction === 'archive') ? invalidAction : 'none';
     if (Object.keys(mergeFields).length === 0 && tags.length === 0 && action === 'none') {
-      plan.unchanged++;
+      plan.unchanged.push(contactId);
       continue;
     }
     plan.changes.push({ contactId, email: contact.email, mergeFields, tags, action });

@@ -74,14 +74,14 @@ export class FakeSource implements Connector {
   async write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport> {
     this.writeCalls++;
     if (this.options.writeLatencyMs) await new Promise((r) => setTimeout(r, this.options.writeLatencyMs));
-    const report: WriteReport = { written: 0, unchanged: 0, failed: [] };
+    const report: WriteReport = { written: 0, unchanged: [], failed: [] };
     const track = this.options.track ?? true;
     for (const { contact, verification } of results) {
       const desired = toHubSpotProperties(verification);
       // Compared with what the platform holds now, as a CRM connector compares with the pulled values.
       const changed = changedValues(track ? this.stored.get(contact.id) : contact.current, desired);
       if (Object.keys(changed).length === 0) {
-        report.unchanged++;
+        report.unchanged.push(contact.id);
         continue;
       }
       report.written++;
@@ -92,7 +92,7 @@ export class FakeSource implements Connector {
       }
     }
     this.written += report.written;
-    this.unchanged += report.unchanged;
+    this.unchanged += report.unchanged.length;
     return report;
   }
 
