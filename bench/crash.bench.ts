@@ -2,8 +2,10 @@
  * Crash bench (issue 16): a HubSpot sync of 100,000 contacts through 2 worker processes on loopback
  * fakes, each `kill -9`'d at random points of the run and restarted, 10 kills in all, beside a
  * baseline run of the same list without kills measured in the same process. Prints what was
- * written once, lost, written twice, engine calls against unique billable addresses, the run's
- * credits against the engine's bill, and wall times with their ratio. Nothing fails on a number.
+ * written once, lost, written twice, engine calls against unique billable addresses, what the engine
+ * billed twice and what it answered again under an Idempotency-Key (the answers a killed worker left in
+ * flight, collected by the replay), the run's credits against the engine's bill, and wall times with
+ * their ratio. Nothing fails on a number.
  */
 import { runCrashScenario, type CrashFigures } from '../test/sync-jobs/crash-harness';
 import { ensureRedis } from '../test/setup/redis';
@@ -17,7 +19,7 @@ const shape = { contacts: CONTACTS, workers: 2, chunkConcurrency: 4, verifyConcu
 function print(label: string, f: CrashFigures): void {
   console.log(`${label}: ${f.status}${f.statusReason ? ` (${f.statusReason})` : ''} in ${(f.wallMs / 1000).toFixed(1)} s, ${f.kills} kills, ${f.restarts} restarts`);
   console.log(`   contacts ${f.contacts}: written once ${f.writtenOnce}, lost ${f.lost}, written more than once ${f.duplicates}`);
-  console.log(`   engine calls for billable addresses ${f.engineCalls} vs unique billable ${f.uniqueBillable}: bought twice ${f.boughtTwice}; stored then bought again ${f.storedTwice} (the rest: requests in flight when their worker was killed)`);
+  console.log(`   engine calls for billable addresses ${f.engineCalls} vs unique billable ${f.uniqueBillable}: billed twice ${f.boughtTwice}; answered again under an Idempotency-Key (in flight at a kill, collected by the replay) ${f.replays}; stored then bought again ${f.storedTwice}`);
   console.log(`   run credits ${f.credits} vs engine bill ${f.bill} (difference ${f.bill - f.credits}); purchases stored ${f.storedPurchases}`);
   console.log(`   counters ${JSON.stringify(f.counters)}`);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { VerificationCache } from './cache';
 import { AuthError, QuotaError, RateLimitError, VerifyHubError } from './errors';
 import { normalizeEmail } from './normalize';
@@ -40,6 +41,12 @@ export interface BatchVerifierOptions {
   cache?: VerificationCache;
   /** Never spend more than this many credits; addresses beyond it stay pending. */
   creditCap?: number;
+  /**
+   * Names the purchases of one unit of work (a run): each address is asked with an idempotency key made
+   * from this and the address, so a replay of the work after a crash collects what the engine already
+   * answered instead of buying it again (VerifyOptions.idempotencyKey). Unset: no key is sent.
+   */
+  purchaseScope?: string;
   /** Longest single wait for a rate-limit reset before giving up as `aborted`. */
   maxRateLimitWaitMs?: number;
   signal?: AbortSignal;
@@ -123,7 +130,7 @@ export class BatchVerifier {
         if (key === undefined) return;
         inFlight++;
         try {
-          const v = await this.verifier.verify(firstInputOf.get(key)!, { signal: opts.signal });
+          const v = await this.verifier.verify(firstInputOf.get(key)!, { signal: opts.signal, ...(opts.purchaseScope ? { idempotencyKey: purchaseKey(opts.purchaseScope, key) } : {}) });
           byKey.set(key, v);
           counters.verified++;
           if (v.risk === 'unknown') counters.unknown++;
@@ -183,4 +190,9 @@ export class BatchVerifier {
     const pending = [...firstInputOf.keys()].filter((k) => !byKey.has(k));
     return { results, counters, stopped, pending };
   }
+}
+
+/** The idempotency key of one address's purchase within a scope: a digest, so neither part travels in clear. */
+export function purchaseKey(scope: string, normalized: string): string {
+  return createHash('sha256').update(`${scope}\n${normalized}`).digest('hex');
 }

@@ -77,14 +77,14 @@ export class EngineClient implements Verifier {
     return this.options.baseUrl;
   }
 
-  async verify(email: string, { signal }: VerifyOptions = {}): Promise<Verification> {
+  async verify(email: string, { signal, idempotencyKey }: VerifyOptions = {}): Promise<Verification> {
     const pre = normalizeEmail(email);
     if (!pre.ok) return syntaxInvalidVerification(email);
 
     // The only retry loop of the engine layer.
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.requestOnce(email, pre.normalized, signal);
+        return await this.requestOnce(email, pre.normalized, signal, idempotencyKey);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         // An answer that is not a result (malformed body, unexpected status) is not worth retrying, and
@@ -104,7 +104,7 @@ export class EngineClient implements Verifier {
     }
   }
 
-  private async requestOnce(email: string, normalized: string, signal?: AbortSignal): Promise<Verification> {
+  private async requestOnce(email: string, normalized: string, signal?: AbortSignal, idempotencyKey?: string): Promise<Verification> {
     const url = new URL(this.url);
     url.searchParams.set('email', normalized);
     const left = this.options.deadline === undefined ? Infinity : this.options.deadline - Date.now();
@@ -120,6 +120,7 @@ export class EngineClient implements Verifier {
           'X-API-Key': this.options.apiKey,
           Accept: 'application/json',
           'User-Agent': this.options.userAgent ?? 'verify-hub',
+          ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
         },
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
@@ -163,7 +164,8 @@ export function engineErrorFromResponse(
     }
     return new EngineRateLimitError(`engine rate limit reached; resets at ${when}`, info, { status, requestId });
   }
-  if (status >= 500 || status === 408) {
+  // 409: the same Idempotency-Key is still being answered (a replay raced its first request): ask again shortly.
+  if (status >= 500 || status === 408 || status === 409) {
     return new EngineUnavailableError(`engine answered ${status}${text ? `: ${text}` : ''}`, { status, requestId });
   }
   return new EngineResponseError(`engine answered ${status}${code ? ` ${code}` : ''}${text ? `: ${text}` : ''}`, { status, requestId });

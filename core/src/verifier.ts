@@ -2,6 +2,14 @@ import type { Verification } from './verification';
 
 export interface VerifyOptions {
   signal?: AbortSignal;
+  /**
+   * Names this purchase, so that asking again for the same address under the same key is answered
+   * without a second charge: sent as the `Idempotency-Key` header (a verify-hub extension of the
+   * engine API, honoured by the local and self-hosted engine; engines that ignore it still answer).
+   * A worker killed while its request was in flight leaves the answer with the engine; the replay
+   * collects it instead of buying the address again.
+   */
+  idempotencyKey?: string;
 }
 
 /**

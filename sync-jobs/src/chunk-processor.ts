@@ -36,6 +36,8 @@ export interface ChunkInput {
   writeOptions: WriteOptions;
   /** Credits this chunk may spend (the run's cap minus what others spent or reserved). */
   creditCap?: number;
+  /** Names the purchases (the run): a replay after a crash collects answers already bought (BatchVerifierOptions.purchaseScope). */
+  purchaseScope?: string;
   /** Results of an interrupted attempt of this chunk: used as they are, counted once, never re-bought. */
   prior?: Verification[];
   /**
@@ -125,6 +127,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const emails = input.contacts.map((c) => c.email);
   const report: BatchReport = await batch.verifyAll(emails, {
     creditCap: input.creditCap,
+    purchaseScope: input.purchaseScope,
     maxRateLimitWaitMs: input.maxRateLimitWaitMs,
     signal: input.signal,
     onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,

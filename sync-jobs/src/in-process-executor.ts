@@ -11,6 +11,8 @@ export interface InProcessRunOptions {
   writeOptions?: WriteOptions;
   /** Never spend more than this many credits; contacts beyond it are written as unknown `not_checked`. */
   creditCap?: number;
+  /** Names the run's purchases, so a replay collects answers already bought (ChunkInput.purchaseScope). */
+  purchaseScope?: string;
   /** Pages verified at once (default 2); writes still happen in page order. */
   pageConcurrency?: number;
   /** Verifications in flight per page (default 10). */
@@ -83,6 +85,7 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
         contacts: page.contacts,
         writeOptions: options.writeOptions ?? {},
         creditCap: grant,
+        purchaseScope: options.purchaseScope,
         whenStopped: 'write-as-unknown',
         collectReport: options.collectReport,
         signal: options.signal,

@@ -612,6 +612,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       cache: this.cache.withFreshness(run.options.freshnessDays ?? this.opts.freshnessDays),
       writeOptions: writeOptionsOf(run),
       creditCap: cap === undefined ? undefined : Math.max(0, cap - spent),
+      purchaseScope: run.id,
       verifyConcurrency: this.opts.verifyConcurrency,
       collectReport: true,
       signal: abort.signal,
@@ -709,6 +710,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
           contacts: data.contacts,
           writeOptions: writeOptionsOf(run),
           creditCap: cap === undefined ? undefined : grant,
+          purchaseScope: data.runId,
           prior: data.carry,
           maxRateLimitWaitMs: 0,
           whenStopped: 'return',
@@ -796,7 +798,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     // A re-check of a run's contacts counts what it buys in that run's credits (re-checks are billed too).
     const cache = data.runId ? this.runCache({ id: data.runId, options: {} }) : { cache: this.cache };
     const outcome = await processChunk(
-      { contacts, writeOptions: data.writeOptions, maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
+      // Unknown answers are never kept under an idempotency key, so a re-check under its run's scope asks afresh.
+      { contacts, writeOptions: data.writeOptions, purchaseScope: data.runId ?? String(job.id), maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
       { connector, verifier, ...cache, concurrency: this.opts.verifyConcurrency },
     );
     if (outcome.status === 'stopped') {
@@ -833,7 +836,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       let contact = event.email ? { id: event.contactId, email: event.email } : undefined;
       if (connector.pullByIds) contact = (await connector.pullByIds([event.contactId]))[0] ?? contact;
       if (!contact?.email) return;
-      outcome = await processChunk({ contacts: [contact], writeOptions, maxRateLimitWaitMs: 0, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
+      outcome = await processChunk({ contacts: [contact], writeOptions, purchaseScope: `event:${job.id}`, maxRateLimitWaitMs: 0, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
     } catch (error) {
       const stop = platformStop(error);
       if (!stop) throw permanentAsUnrecoverable(error);

@@ -124,3 +124,30 @@ describe('BatchVerifier', () => {
     expect(report.counters.verified + report.pending.length).toBe(40);
   });
 });
+
+describe('purchase scope: an Idempotency-Key per address and run', () => {
+  it('sends the same key for the same address in the same scope, another in another scope, none without a scope', async () => {
+    const engine = new FakeEngine();
+    await engine.start();
+    try {
+      const client = new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey, retries: 0 });
+      const seen: (string | undefined)[] = [];
+      const recording: Verifier = { verify: (email, options) => (seen.push(options?.idempotencyKey), client.verify(email, options)) };
+      await new BatchVerifier(recording, { purchaseScope: 'run_a' }).verifyAll(['ann@example.com', ' ann@EXAMPLE.com ', 'bob@example.com']);
+      await new BatchVerifier(recording, { purchaseScope: 'run_a' }).verifyAll(['ann@example.com']);
+      await new BatchVerifier(recording, { purchaseScope: 'run_b' }).verifyAll(['ann@example.com']);
+      await new BatchVerifier(recording).verifyAll(['ann@example.com']);
+      const [ann, bob, annAgain, annOtherRun, annNoScope] = seen;
+      expect(ann).toMatch(/^[0-9a-f]{64}$/);
+      expect(bob).not.toBe(ann);
+      expect(annAgain).toBe(ann);
+      expect(annOtherRun).not.toBe(ann);
+      expect(annNoScope).toBeUndefined();
+      // the replay in the same scope was answered from the kept purchase: one bill for ann in run_a
+      expect(engine.replays).toBe(1);
+      expect(engine.billedPer.get('ann@example.com')).toBe(3);
+    } finally {
+      await engine.stop();
+    }
+  });
+});

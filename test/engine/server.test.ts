@@ -20,6 +20,8 @@ describe('engine HTTP API', () => {
   // Every request of this suite goes through it: each answer is validated against openapi.yaml.
   let proxy: ValidatingProxy;
   const prefix = `test:engine:${randomUUID()}:`;
+  /** Statuses of the verify operation validated by the proxies of servers started inside a test. */
+  const validatedElsewhere = new Set<number>();
 
   const get = (path: string, key?: string) => fetch(`${proxy.url}${path}`, { headers: key ? { 'X-API-Key': key } : {} });
   const verify = (email: string, key?: string) => get(`/api/v1/verify?email=${encodeURIComponent(email)}`, key);
@@ -247,6 +249,85 @@ describe('engine HTTP API', () => {
     });
   });
 
+  describe('Idempotency-Key (a verify-hub extension): what a client killed mid-request paid for is collected, not bought again', () => {
+    /** The server's verifier, held at a gate: the test decides when the engine's answer is ready. */
+    function gatedVerifier() {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      const inner = engineFor(world);
+      let calls = 0;
+      return {
+        open,
+        calls: () => calls,
+        verifier: { verify: async (email: string) => { calls++; await opened; return inner.verify(email); } },
+      };
+    }
+
+    it('a request cut off mid-way is billed once; its replay waits (409) while it runs, then gets the same answer, not billed', async () => {
+      const gate = gatedVerifier();
+      const other = await startEngineServer({ port: 0, redis, keyPrefix: prefix, verifier: gate.verifier, defaultLimits: { ratePerSecond: 50, monthlyQuota: 100 } });
+      const otherProxy = await validatingProxy(other.url);
+      try {
+        const { key } = await other.store.createKey({ name: 'idem', account: 'idem-acct' });
+        const ask = (signal?: AbortSignal) => fetch(`${otherProxy.url}/api/v1/verify?email=john@acme-mail.com`, { headers: { 'X-API-Key': key, 'Idempotency-Key': 'run-1:john' }, signal });
+        const killed = new AbortController();
+        const first = ask(killed.signal).catch((e: unknown) => e);
+        await until(() => gate.calls() === 1);
+        killed.abort(); // the client dies; the engine goes on and bills
+        await first;
+        const racing = await ask();
+        expect(racing.status).toBe(409);
+        expect(racing.headers.get('retry-after')).toBe('1');
+        expect(await racing.json()).toEqual({ error: expect.stringMatching(/^Idempotency-Key: /), code: 'IDEMPOTENCY_KEY_IN_USE', field: 'Idempotency-Key' });
+        gate.open();
+        // The engine finishes the cut-off request in its own time: until then a replay is told to wait.
+        let replay!: Response;
+        await until(async () => (replay = await ask()).status !== 409);
+        expect(replay.status).toBe(200);
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(await replay.json()).toMatchObject({ email: 'john@acme-mail.com', risk: 'safe', billable: true });
+        // core's client sends the key and retries the 409 a replay can meet; either way one credit in all
+        const client = new EngineClient({ baseUrl: otherProxy.url, apiKey: key, retries: 2, backoffBaseMs: 5 });
+        await expect(client.verify('john@acme-mail.com', { idempotencyKey: 'run-1:john' })).resolves.toMatchObject({ risk: 'safe', billable: true });
+        expect(gate.calls()).toBe(1);
+        expect(await other.store.usage('idem-acct')).toBe(1);
+        // without the key, or under another one, the address is verified (and billed) again
+        await expect(client.verify('john@acme-mail.com', { idempotencyKey: 'run-2:john' })).resolves.toMatchObject({ risk: 'safe' });
+        expect(await other.store.usage('idem-acct')).toBe(2);
+        expect(otherProxy.invalid()).toEqual([]);
+        for (const a of otherProxy.answers) if (a.path === '/api/v1/verify') validatedElsewhere.add(a.status);
+      } finally {
+        gate.open();
+        await otherProxy.close();
+        await other.close();
+      }
+    });
+
+    it('keeps only billed answers: after an unknown the same key verifies afresh, and nothing is billed', async () => {
+      const key = await newKey('idem-unknown');
+      const ask = () => fetch(`${proxy.url}/api/v1/verify?email=grey@acme-mail.com`, { headers: { 'X-API-Key': key, 'Idempotency-Key': 'recheck-key' } });
+      for (let i = 0; i < 2; i++) {
+        const res = await ask();
+        expect(res.headers.get('idempotent-replayed')).toBeNull();
+        expect(await res.json()).toMatchObject({ risk: 'unknown', billable: false });
+      }
+      expect(await server.store.usage('idem-unknown')).toBe(0);
+    });
+
+    it('refuses a key reused for another address (422) and a malformed key (400), naming the header', async () => {
+      const key = await newKey('idem-reuse');
+      const ask = (email: string, idem: string) => fetch(`${proxy.url}/api/v1/verify?email=${email}`, { headers: { 'X-API-Key': key, 'Idempotency-Key': idem } });
+      expect((await ask('john@acme-mail.com', 'one-key')).status).toBe(200);
+      const reused = await ask('nobody@acme-mail.com', 'one-key');
+      expect(reused.status).toBe(422);
+      expect(await reused.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', field: 'Idempotency-Key' });
+      const bad = await ask('john@acme-mail.com', 'x'.repeat(256));
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ code: 'INVALID_REQUEST', field: 'Idempotency-Key' });
+      expect(await server.store.usage('idem-reuse')).toBe(1);
+    });
+  });
+
   describe("core's EngineClient, unchanged, against this server", () => {
     it('maps results, 401, 429 rate and 429 quota to its typed outcomes', async () => {
       const key = await newKey('client-acct', { monthlyQuota: 3 });
@@ -334,8 +415,16 @@ describe('engine HTTP API', () => {
   });
 
   it('validated answers of every described status of the verify operation on the way (runs last)', () => {
-    const statuses = new Set(proxy.answers.filter((a) => a.path === '/api/v1/verify').map((a) => a.status));
-    expect([...statuses].sort()).toEqual([200, 400, 401, 429]);
+    const statuses = new Set([...proxy.answers.filter((a) => a.path === '/api/v1/verify').map((a) => a.status), ...validatedElsewhere]);
+    expect([...statuses].sort()).toEqual([200, 400, 401, 409, 422, 429]);
     expect(proxy.invalid()).toEqual([]);
   });
 });
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting for a condition');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -38,11 +38,13 @@ export interface CrashFigures {
   writtenOnce: number;
   lost: number;
   duplicates: number;
-  /** Engine requests for addresses that are billed (every answer for them is billed). */
+  /** Engine requests for addresses that are billed (a replay under an Idempotency-Key is answered, not billed). */
   engineCalls: number;
   uniqueBillable: number;
-  /** Engine purchases beyond the first for one address. */
+  /** Engine purchases (billed answers) beyond the first for one address. */
   boughtTwice: number;
+  /** Answers the engine gave again under an Idempotency-Key: purchases a killed worker had in flight, collected by its replay. */
+  replays: number;
   /**
    * Addresses the run stored a purchase of more than once (its purchase ledger, `<prefix>:run:<id>:purchases`):
    * a result kept, then bought again. Every other extra purchase is an answer billed but never stored:
@@ -178,9 +180,9 @@ function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contac
     const n = normalizeEmail(addressOf(i));
     if (n.ok && !n.normalized.startsWith('unknown.')) billable.add(n.normalized);
   }
-  const calls = new Map<string, number>();
-  for (const r of engine.requests) if (r.keyMatched && r.email && billable.has(r.email)) calls.set(r.email, (calls.get(r.email) ?? 0) + 1);
-  const engineCalls = [...calls.values()].reduce((a, b) => a + b, 0);
+  let engineCalls = 0;
+  for (const r of engine.requests) if (r.keyMatched && r.email && billable.has(r.email)) engineCalls++;
+  const billedTwice = [...engine.billedPer.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
   const storedPer = new Map<string, number>();
   for (const purchase of storedPurchases) {
     const address = purchase.slice(0, purchase.lastIndexOf('|'));
@@ -196,7 +198,8 @@ function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contac
     duplicates: writes.filter((n) => n > 1).length,
     engineCalls,
     uniqueBillable: billable.size,
-    boughtTwice: engineCalls - calls.size,
+    boughtTwice: billedTwice,
+    replays: engine.replays,
     storedTwice: [...storedPer.values()].filter((n) => n > 1).length,
     storedPurchases: storedPurchases.length,
     bill: engine.billed,

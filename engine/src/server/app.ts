@@ -5,6 +5,7 @@ import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { normalizeEmail, type Logger, type Verifier } from '@verify-hub/core';
 import { engineAnswer } from './answer';
+import { IdempotencyStore } from './idempotency';
 import { quotaResetAt, type KeyRecord, type KeyStore } from './key-store';
 import type { EngineMetrics } from './metrics';
 import { postmanCollection, type PostmanCollection } from './postman';
@@ -16,9 +17,17 @@ export interface EngineAppDeps {
   rateLimiter: AccountRateLimiter;
   metrics: EngineMetrics;
   redis: Redis;
+  /** Answers kept by `Idempotency-Key`; without it the header is ignored. */
+  idempotency?: IdempotencyStore;
   /** Reported by /healthz (for example the LocalEngine's `dnsUnavailable`). */
   dnsUnavailable?: () => boolean;
   logger?: Logger;
+}
+
+/** A key taken for a new request: its billed answer is kept under it, or it is let go. */
+interface IdempotencyClaimed {
+  keep(answer: Record<string, unknown>): Promise<void>;
+  release(): Promise<void>;
 }
 
 export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
@@ -109,14 +118,69 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
       res.status(400).json({ error: `email: ${problem ?? 'must be a string'}`, code: 'INVALID_REQUEST', field: 'email' });
       return;
     }
-    const billable = normalizeEmail(email).ok;
+    const normalized = normalizeEmail(email);
+    const claim = await claimIdempotencyKey(req, res, key.account, normalized.ok ? normalized.normalized : email);
+    if (claim === 'answered') return;
+    let billed = false;
+    try {
+      billed = await answerVerification(res, key, email, normalized.ok, limits, used, quotaReset, claim);
+    } finally {
+      // Only a billed answer is kept under its key: after anything else, asking again verifies afresh.
+      if (claim && !billed) await claim.release().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The `Idempotency-Key` gate (a verify-hub extension; see IdempotencyStore). 'answered' when this
+   * request was answered here (a replay, or a 400/409/422 naming the header); else the claim taken, if any.
+   */
+  async function claimIdempotencyKey(req: Request, res: Response, account: string, email: string): Promise<'answered' | IdempotencyClaimed | undefined> {
+    const idempotencyKey = req.get('idempotency-key');
+    const idempotency = deps.idempotency;
+    if (idempotencyKey === undefined || !idempotency) return undefined;
+    const refuse = (status: number, code: string, error: string) => {
+      metrics.rejected.inc({ code });
+      res.status(status).json({ error: `Idempotency-Key: ${error}`, code, field: 'Idempotency-Key' });
+      return 'answered' as const;
+    };
+    if (!IdempotencyStore.isValidKey(idempotencyKey)) return refuse(400, 'INVALID_REQUEST', 'must be 1-255 visible ASCII characters');
+    const claim = await idempotency.claim(account, idempotencyKey, email);
+    switch (claim.kind) {
+      case 'new':
+        return {
+          keep: (answer) => idempotency.keep(account, idempotencyKey, email, answer),
+          release: () => idempotency.release(account, idempotencyKey),
+        };
+      case 'replay':
+        // Answered and billed before (its client may have died waiting): the same answer, not billed again.
+        metrics.rejected.inc({ code: 'IDEMPOTENT_REPLAY' });
+        res.set('Idempotent-Replayed', 'true').json(claim.answer);
+        return 'answered';
+      case 'in_progress':
+        res.set('Retry-After', '1');
+        return refuse(409, 'IDEMPOTENCY_KEY_IN_USE', 'a request under this key is still being answered; try again shortly');
+      case 'other_address':
+        return refuse(422, 'IDEMPOTENCY_KEY_REUSED', 'already used for another address');
+    }
+  }
+
+  async function answerVerification(
+    res: Response,
+    key: KeyRecord,
+    email: string,
+    billable: boolean,
+    limits: { monthlyQuota: number },
+    used: number,
+    quotaReset: number,
+    claimed: IdempotencyClaimed | undefined,
+  ): Promise<boolean> {
     const reserved = billable ? await store.reserveCredit(key.account, limits.monthlyQuota) : 0;
     if (reserved === null) {
       metrics.rejected.inc({ code: 'QUOTA_EXCEEDED' });
       // The quota's own limit and reset, so a client that reads only X-RateLimit-* waits until the month turns.
       res.set({ 'X-RateLimit-Limit': String(limits.monthlyQuota), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': epochSeconds(quotaReset), 'X-Quota-Remaining': '0' });
       res.status(429).json({ error: `Monthly quota of ${limits.monthlyQuota} verifications used up; it resets on ${new Date(quotaReset).toISOString()}`, code: 'QUOTA_EXCEEDED' });
-      return;
+      return false;
     }
     metrics.inFlight.inc();
     const stopTimer = metrics.latency.startTimer();
@@ -127,12 +191,17 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
       const remaining = Math.max(0, limits.monthlyQuota - (reserved && verification.billable ? reserved : used));
       res.set('X-Quota-Remaining', String(remaining));
       metrics.verifications.inc({ risk: verification.risk });
-      res.json(engineAnswer(verification));
+      const answer = engineAnswer(verification);
+      const billed = Boolean(reserved) && verification.billable;
+      if (billed) await claimed?.keep(answer);
+      res.json(answer);
+      return billed;
     } catch (error) {
       if (reserved) await store.refundCredit(key.account).catch(() => undefined);
       metrics.errors.inc();
       logger?.error({ err: error, account: key.account }, 'verification failed');
       res.status(500).json({ error: 'Verification failed inside the engine', code: 'ENGINE_ERROR' });
+      return false;
     } finally {
       stopTimer();
       metrics.inFlight.dec();

@@ -8,6 +8,7 @@ import { createEngineApp } from './app';
 import { DEFAULT_LIMITS, KeyStore, type AccountLimits } from './key-store';
 import { EngineMetrics } from './metrics';
 import { AccountRateLimiter } from './rate-limit';
+import { IdempotencyStore } from './idempotency';
 
 export interface EngineServerOptions {
   /** Default 8081 (`ENGINE_PORT`); 0 picks a free port. */
@@ -55,6 +56,7 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     verifier,
     store,
     rateLimiter: new AccountRateLimiter(redis, prefix),
+    idempotency: new IdempotencyStore(redis, prefix),
     metrics,
     redis,
     dnsUnavailable: verifier instanceof LocalEngine ? () => verifier.dnsUnavailable : undefined,

@@ -190,6 +190,12 @@ export class FakeEngine {
   readonly requests: RecordedRequest[] = [];
   /** Billable answers given so far (what the quota counts). */
   billed = 0;
+  /** Billed answers per address (normalised form, as asked). */
+  readonly billedPer = new Map<string, number>();
+  /** Answers given again under an `Idempotency-Key` already answered (not billed). */
+  replays = 0;
+  /** Idempotency-Key -> the address and the billed answer kept under it (no body while the first request runs). */
+  private readonly idempotent = new Map<string, { email: string; body?: Record<string, unknown> }>();
   private readonly scripts = new Map<string, Behaviour[]>();
   private server?: Server;
   private windowStart = 0;
@@ -276,6 +282,31 @@ export class FakeEngine {
         return;
       }
     }
+    // The verify-hub extension the local engine serves (engine/README.md): a billed answer kept per key.
+    const idempotencyKey = req.get('idempotency-key');
+    if (idempotencyKey !== undefined) {
+      const kept = this.idempotent.get(idempotencyKey);
+      if (kept?.body && kept.email === email) {
+        this.replays++;
+        res.set('Idempotent-Replayed', 'true').json(kept.body);
+        return;
+      }
+      if (kept) {
+        const running = kept.email === email;
+        res.status(running ? 409 : 422).json({ error: `Idempotency-Key: ${running ? 'still being answered' : 'used for another address'}`, code: running ? 'IDEMPOTENCY_KEY_IN_USE' : 'IDEMPOTENCY_KEY_REUSED', field: 'Idempotency-Key' });
+        return;
+      }
+      this.idempotent.set(idempotencyKey, { email });
+    }
+    try {
+      await this.answer(req, res, email, now, form, idempotencyKey);
+    } finally {
+      // Only a billed answer stays under its key (even when its client went away meanwhile).
+      if (idempotencyKey !== undefined && !this.idempotent.get(idempotencyKey)?.body) this.idempotent.delete(idempotencyKey);
+    }
+  }
+
+  private async answer(req: express.Request, res: express.Response, email: string, now: number, form: ResetForm, idempotencyKey: string | undefined): Promise<void> {
     if (this.options.quota !== undefined && this.billed >= this.options.quota) {
       return this.answer429(res, endOfMonth(now), form, 'QUOTA_EXCEEDED', 'Monthly quota exhausted');
     }
@@ -285,7 +316,11 @@ export class FakeEngine {
         const latency = behaviour.latencyMs ?? this.options.latencyMs ?? 0;
         if (latency > 0) await new Promise((r) => setTimeout(r, latency));
         const body = resultBody(email, behaviour, behaviour.fieldSet ?? this.options.fieldSet ?? 'B', this.options.extensions);
-        if ((behaviour.risk ?? 'safe') !== 'unknown') this.billed++;
+        if ((behaviour.risk ?? 'safe') !== 'unknown') {
+          this.billed++;
+          this.billedPer.set(email, (this.billedPer.get(email) ?? 0) + 1);
+          if (idempotencyKey !== undefined) this.idempotent.set(idempotencyKey, { email, body });
+        }
         res.json(body);
         return;
       }

@@ -131,9 +131,9 @@ export interface components {
         InvalidRequestError: {
             /** @description `<field>: <problem>`, for example `email: required`. */
             error: string;
-            /** @description `INVALID_REQUEST` from this engine. */
+            /** @description `INVALID_REQUEST` (400), `IDEMPOTENCY_KEY_IN_USE` (409) or `IDEMPOTENCY_KEY_REUSED` (422) from this engine. */
             code: string;
-            /** @description The parameter at fault (`email`). */
+            /** @description The parameter at fault (`email`, `Idempotency-Key`). */
             field: string;
         };
         /** @description The server's state and that of what it depends on. */
@@ -372,7 +372,19 @@ export interface operations {
                  */
                 email: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description A verify-hub extension (not in the published interface; engines that do not know it ignore it).
+                 *     Names this purchase: a billed answer is kept under its key for 24 hours, and a request under the
+                 *     same key for the same address gets that answer again, marked `Idempotent-Replayed: true`, without
+                 *     a second charge. A client whose worker died with a request in flight asks again under the same
+                 *     key and collects what it already paid for. Only billed answers are kept: after an `unknown`, the
+                 *     same key verifies afresh. While the first request under a key is still being answered, another
+                 *     gets 409; a key used for another address gets 422.
+                 * @example 3f1c2e9a5b7d4c1e8f0a6b2d9c4e7f1a3b5d8c0e2f4a6b8d0c2e4f6a8b0d2c4e
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -388,6 +400,11 @@ export interface operations {
                     "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
                     "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /**
+                     * @description `true` when this is an answer already given (and billed) under the request's `Idempotency-Key`:
+                     *     not billed again. Absent otherwise.
+                     */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -395,8 +412,8 @@ export interface operations {
                 };
             };
             /**
-             * @description The `email` query parameter is missing, empty, repeated or longer than 320 characters. The body
-             *     names the parameter in `field`. Rate-limit headers are sent, as on every authenticated answer.
+             * @description The `email` query parameter is missing, empty, repeated or longer than 320 characters, or the
+             *     `Idempotency-Key` header is not 1-255 visible ASCII characters. The body names the parameter in `field`. Rate-limit headers are sent, as on every authenticated answer.
              */
             400: {
                 headers: {
@@ -437,6 +454,57 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /**
+             * @description A request under the same `Idempotency-Key` is still being answered (a replay raced its first
+             *     request). Nothing was billed; ask again after `Retry-After` seconds.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Idempotency-Key: a request under this key is still being answered; try again shortly",
+                     *       "code": "IDEMPOTENCY_KEY_IN_USE",
+                     *       "field": "Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used before for another address. Nothing was billed. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Idempotency-Key: already used for another address",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "field": "Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvalidRequestError"];
                 };
             };
             /**
