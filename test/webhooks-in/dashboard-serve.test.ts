@@ -1,14 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { loadConfig } from '@verify-hub/core';
-import { startServe, type RunningHub } from '../../cli/src/commands/serve';
-import { FakeEngine } from '../fakes/engine';
+import type { RunningHub } from '../../cli/src/commands/serve';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
-import { silentLogger } from './harness';
-import { purgeServeRedis, until } from './serve-stack';
+import { startServeStack, until, type ServeStack } from './serve-stack';
 
 const TOKEN = 'dashboard-serve-admin-token-0123456789';
 
@@ -18,47 +11,31 @@ const TOKEN = 'dashboard-serve-admin-token-0123456789';
  * every call made the way the browser makes it (session cookie plus the CSRF header).
  */
 describe('verify-hub serve: the dashboard API over the real pipeline', () => {
-  let engine: FakeEngine;
+  let stack: ServeStack;
   let hubspot: FakeHubSpot;
   let hub: RunningHub;
-  let uploadDir: string;
   let cookie: string;
-  const prefix = `test-dash-${randomUUID().slice(0, 8)}`;
   const browser = () => ({ Cookie: cookie, 'X-VerifyHub-CSRF': '1' });
 
   beforeAll(async () => {
-    engine = new FakeEngine();
-    await engine.start();
     hubspot = new FakeHubSpot();
     await hubspot.start();
     hubspot.addPortal({ portalId: '901', token: 'serve-portal-901-token' });
     hubspot.addPortal({ portalId: '902', token: 'serve-portal-902-token' });
     hubspot.addContacts('901', [{ email: 'ada@example.com' }, { email: 'invalid.bob@example.com' }, { email: 'risky.cy@example.com' }]);
-    uploadDir = mkdtempSync(join(tmpdir(), 'vh-dash-serve-'));
-    const config = loadConfig({
-      REDIS_URL: process.env.REDIS_URL,
-      ENGINE_URL: engine.url,
-      ENGINE_API_KEY: engine.apiKey,
-      HUB_ADMIN_TOKEN: TOKEN,
-      HUB_SECRET_KEY: 's'.repeat(40),
+    stack = await startServeStack('dash', TOKEN, {
       HUBSPOT_API_BASE: hubspot.url,
       HUBSPOT_CLIENT_ID: hubspot.oauth.clientId,
       HUBSPOT_CLIENT_SECRET: hubspot.oauth.clientSecret,
-      HUB_UPLOAD_DIR: uploadDir,
-      LOG_LEVEL: 'silent',
-      VERIFY_HUB_REDIS_PREFIX: prefix,
     });
-    hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
+    hub = stack.hub;
     const signIn = await request(hub.url).post('/api/session').send({ token: TOKEN });
     expect(signIn.status).toBe(204);
     cookie = ([] as string[]).concat(signIn.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
   });
   afterAll(async () => {
-    await hub.close();
-    await purgeServeRedis(prefix);
+    await stack?.close();
     await hubspot.stop();
-    await engine.stop();
-    rmSync(uploadDir, { recursive: true, force: true });
   });
 
   it('connects a portal with its token, creates its properties (then finds them there), and lists it connected', async () => {
@@ -99,7 +76,7 @@ describe('verify-hub serve: the dashboard API over the real pipeline', () => {
     expect(callback.headers.location).toBe('/#/connections?connected=hubspot-902');
     const stored = await hub.pipeline.connections!.get('hubspot-902');
     expect(stored?.credentials.refreshToken).toEqual(expect.any(String));
-    const raw = JSON.stringify(await hub.pipeline.redis.hgetall(`${prefix}:connection:hubspot-902`));
+    const raw = JSON.stringify(await hub.pipeline.redis.hgetall(`${stack.prefix}:connection:hubspot-902`));
     expect(raw).not.toContain(String(stored!.credentials.accessToken));
     const list = await request(hub.url).get('/api/connections').set({ Cookie: cookie });
     expect(list.body.connections.find((c: { id: string }) => c.id === 'hubspot-902')).toMatchObject({ auth: 'oauth', state: 'connected' });

@@ -1,50 +1,28 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
-import { loadConfig } from '@verify-hub/core';
-import { startServe, type RunningHub } from '../../cli/src/commands/serve';
-import { FakeEngine } from '../fakes/engine';
+import type { RunningHub } from '../../cli/src/commands/serve';
+import type { FakeEngine } from '../fakes/engine';
 import { BROKEN_FILE_ROWS, brokenFileText, rowOf } from '../file/broken-file';
-import { silentLogger } from './harness';
-import { purgeServeRedis, until } from './serve-stack';
+import { startServeStack, until, type ServeStack } from './serve-stack';
 
 const TOKEN = 'serve-files-admin-token-0123456789';
 const RETENTION_DAYS = 7;
 
 /** File runs through the dashboard's upload routes, the real pipeline and workers on the test Redis, the fake engine over HTTP. */
 describe('file runs through verify-hub serve', () => {
+  let stack: ServeStack;
   let engine: FakeEngine;
   let hub: RunningHub;
   let uploadDir: string;
-  const prefix = `test-serve-files-${randomUUID().slice(0, 8)}`;
   const auth = { Authorization: `Bearer ${TOKEN}` };
 
   beforeAll(async () => {
-    engine = new FakeEngine();
-    await engine.start();
-    uploadDir = mkdtempSync(join(tmpdir(), 'vh-serve-files-'));
-    const config = loadConfig({
-      REDIS_URL: process.env.REDIS_URL,
-      ENGINE_URL: engine.url,
-      ENGINE_API_KEY: engine.apiKey,
-      HUB_ADMIN_TOKEN: TOKEN,
-      HUB_SECRET_KEY: 's'.repeat(40),
-      HUB_UPLOAD_DIR: uploadDir,
-      LOG_LEVEL: 'silent',
-      VERIFY_HUB_REDIS_PREFIX: prefix,
-      VERIFY_HUB_RETENTION_DAYS: String(RETENTION_DAYS),
-    });
-    hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
+    stack = await startServeStack('serve-files', TOKEN, { VERIFY_HUB_RETENTION_DAYS: String(RETENTION_DAYS) });
+    ({ engine, hub, uploadDir } = stack);
   });
-  afterAll(async () => {
-    await hub.close();
-    await purgeServeRedis(prefix);
-    await engine.stop();
-    rmSync(uploadDir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.close());
 
   const api = () => request(hub.url);
   const getRun = async (id: string) => (await api().get(`/api/runs/${id}`).set(auth)).body;

@@ -1,48 +1,22 @@
-import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
-import { loadConfig } from '@verify-hub/core';
-import { startServe, type RunningHub } from '../../cli/src/commands/serve';
-import { FakeEngine } from '../fakes/engine';
-import { silentLogger } from './harness';
-import { purgeServeRedis, until } from './serve-stack';
+import type { RunningHub } from '../../cli/src/commands/serve';
+import { startServeStack, until, type ServeStack } from './serve-stack';
 
 const TOKEN = 'serve-test-admin-token-0123456789';
 const HUBSPOT_SECRET = 'serve-test-hubspot-secret';
 
 /** `verify-hub serve` wired from configuration: the real pipeline and workers on the test Redis, the fake engine over HTTP. */
 describe('verify-hub serve (hub + real pipeline + workers)', () => {
-  let engine: FakeEngine;
+  let stack: ServeStack;
   let hub: RunningHub;
-  let uploadDir: string;
-  const prefix = `test-serve-${randomUUID().slice(0, 8)}`;
   const auth = { Authorization: `Bearer ${TOKEN}` };
 
   beforeAll(async () => {
-    engine = new FakeEngine();
-    await engine.start();
-    uploadDir = mkdtempSync(join(tmpdir(), 'vh-serve-'));
-    const config = loadConfig({
-      REDIS_URL: process.env.REDIS_URL,
-      ENGINE_URL: engine.url,
-      ENGINE_API_KEY: engine.apiKey,
-      HUB_ADMIN_TOKEN: TOKEN,
-      HUB_SECRET_KEY: 's'.repeat(40),
-      HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
-      HUB_UPLOAD_DIR: uploadDir,
-      LOG_LEVEL: 'silent',
-      VERIFY_HUB_REDIS_PREFIX: prefix,
-    });
-    hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
+    stack = await startServeStack('serve', TOKEN, { HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET });
+    ({ hub } = stack);
   });
-  afterAll(async () => {
-    await hub.close();
-    await purgeServeRedis(prefix);
-    await engine.stop();
-    rmSync(uploadDir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.close());
 
   it('is ready with Redis up and the workers running', async () => {
     const res = await request(hub.url).get('/readyz');

@@ -1,6 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { createLogger } from '@verify-hub/core';
+import { createLogger, loadConfig } from '@verify-hub/core';
 import { SyncPipeline } from '@verify-hub/sync-jobs';
+import { startServe, type RunningHub } from '../../cli/src/commands/serve';
+import { FakeEngine } from '../fakes/engine';
+import { silentLogger } from './harness';
+
+export interface ServeStack {
+  hub: RunningHub;
+  engine: FakeEngine;
+  uploadDir: string;
+  prefix: string;
+  /** Stops the hub and the engine, and removes what they left in Redis and on disk. */
+  close(): Promise<void>;
+}
+
+/**
+ * `verify-hub serve` wired from configuration over the fake engine, with a Redis prefix and an upload
+ * folder of its own: the real pipeline and workers. `env` adds to (or overrides) the configuration.
+ */
+export async function startServeStack(name: string, adminToken: string, env: Record<string, string | undefined> = {}): Promise<ServeStack> {
+  const engine = new FakeEngine();
+  await engine.start();
+  const uploadDir = mkdtempSync(join(tmpdir(), `vh-${name}-`));
+  const prefix = `test-${name}-${randomUUID().slice(0, 8)}`;
+  const config = loadConfig({
+    REDIS_URL: process.env.REDIS_URL,
+    ENGINE_URL: engine.url,
+    ENGINE_API_KEY: engine.apiKey,
+    HUB_ADMIN_TOKEN: adminToken,
+    HUB_SECRET_KEY: 's'.repeat(40),
+    HUB_UPLOAD_DIR: uploadDir,
+    LOG_LEVEL: 'silent',
+    VERIFY_HUB_REDIS_PREFIX: prefix,
+    ...env,
+  });
+  const hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
+  return {
+    hub,
+    engine,
+    uploadDir,
+    prefix,
+    async close() {
+      await hub.close();
+      await purgeServeRedis(prefix);
+      await engine.stop();
+      rmSync(uploadDir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Polls `read` until `done` holds (or throws with the last value). */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
