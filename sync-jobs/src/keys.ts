@@ -42,6 +42,14 @@ export class Keys {
   pageCursors(id: string): string {
     return `${this.prefix}:run:${id}:page-cursors`;
   }
+  /**
+   * Credits reserved against the run's cap by chunks verifying now: page index -> `<credits>|<token>`.
+   * Per page, so a replay of a killed chunk replaces its own reservation, counting a page releases
+   * it, and the reconciler releases those of pages whose chunk job is no longer running.
+   */
+  reservations(id: string): string {
+    return `${this.prefix}:run:${id}:reserved`;
+  }
   /** Purchases counted in the run's credits (address and answer time), so a purchase resent after a reconnect counts once. */
   purchases(id: string): string {
     return `${this.prefix}:run:${id}:purchases`;
@@ -52,7 +60,7 @@ export class Keys {
   }
   /** Every key of one run (the run hash first). */
   runKeys(id: string): string[] {
-    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id)];
+    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id)];
   }
   /** Schedule definitions by id (JSON): kept while a schedule is paused, when it has no BullMQ job scheduler. */
   schedules(): string {

@@ -48,7 +48,7 @@ export const syncMetrics = {
   }),
   runsReconciled: new Counter({
     name: 'verify_hub_runs_reconciled_total',
-    help: 'Repairs made by the run reconciler, by action: page_failed (a chunk that stopped for good counted), page_requeued, pager_requeued, completed',
+    help: 'Repairs made by the run reconciler, by action: page_failed (a chunk that stopped for good counted), page_requeued, pager_requeued, credits_released (reservations of chunks no longer running), completed',
     labelNames: ['action'] as const,
     registers: [metricsRegistry],
   }),

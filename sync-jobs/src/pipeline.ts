@@ -91,6 +91,12 @@ export interface SyncPipelineOptions {
   stalledIntervalMs?: number;
   /** How often a worker process reconciles queued and running runs (run-reconciler.ts); it also does on start (default 60 s). */
   reconcileIntervalMs?: number;
+  /**
+   * How long a chunk that found the run's credit cap held by other chunks waits before asking again
+   * (default 1 s, with jitter): the others may not spend all they reserved (cached addresses cost
+   * nothing), so the run only stops at its limit once nothing is held any more.
+   */
+  creditWaitMs?: number;
   logger?: Logger;
 }
 
@@ -125,7 +131,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   private subscriber?: Redis;
   private workerVerifier?: Verifier;
   private readonly untrack: (() => void)[] = [];
-  private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays' | 'maxStalledCount' | 'reconcileIntervalMs'>>;
+  private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays' | 'maxStalledCount' | 'reconcileIntervalMs' | 'creditWaitMs'>>;
   /** Finds runs nothing moves any more and moves them (see run-reconciler.ts). */
   readonly reconciler: RunReconciler;
 
@@ -145,6 +151,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       freshnessDays: options.freshnessDays ?? DEFAULT_FRESHNESS_DAYS,
       maxStalledCount: options.maxStalledCount ?? 5,
       reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
+      creditWaitMs: options.creditWaitMs ?? 1000,
     };
     this.cache = new RedisVerificationCache(this.redis, this.keys, { freshnessDays: this.opts.freshnessDays });
     this.limiters = createRedisLimiterFactory(this.redis, this.keys);
@@ -282,6 +289,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     await this.store.newResumeEpoch(id);
     if (!(await this.store.transition(id, 'running', ['paused']))) throw new InputError('id', `run ${id} changed state; try again`);
     await this.store.deleteFields(id, 'resumeAt');
+    // Credits still held for chunks that are gone (killed while the run was paused) go back to the cap.
+    await this.reconciler.releaseLostReservations(id);
     for (const jobId of await this.store.takeParked(id)) {
       const job = await this.queues.chunks.getJob(jobId);
       if (job && (await job.isDelayed())) await job.promote();
@@ -565,7 +574,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       if (page.contacts.length) await this.queues.chunks.add('chunk', data, { ...this.jobDefaults(), jobId: jobIds.chunk(runId, pageIndex) });
       const skipped = Object.values(page.skipped ?? {}).reduce((a, b) => a + b, 0);
       // An empty page needs no chunk: it is counted done here.
-      if (!page.contacts.length) await this.store.countPage(runId, pageIndex, {}, 0);
+      if (!page.contacts.length) await this.store.countPage(runId, pageIndex, {});
       // Another pager saved this page first (a pause and a quick resume started one): it carries on, this one stops.
       if (!(await this.store.savePage(runId, pageIndex, page.next, { pulled: page.contacts.length, skipped }))) return;
       pageIndex++;
@@ -631,7 +640,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
           if (outcome.counters.credits) await this.store.incrementCounters(run.id, { credits: outcome.counters.credits });
           return;
         }
-        const counted = await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped, unreadable: page.unreadable }, 0, outcome.report);
+        const counted = await this.store.countPage(run.id, page.index, { ...outcome.counters, pulled: page.contacts, skipped: page.skipped, unreadable: page.unreadable }, outcome.report);
         if (counted) await this.store.setFields(run.id, { pages: page.index + 1 });
         if ((await this.store.progress(run.id)).status !== 'running') abort.abort();
       },
@@ -649,11 +658,14 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (result.stopped) await this.store.setFields(run.id, { statusReason: `stopped early (${result.stopped.message}): the rows not verified are marked unknown (not_checked)` });
   }
 
-  /** A single-writer run stopped by its credit limit is paused, never a green `completed` with rows left unchecked. */
+  /** A run stopped by its credit limit is paused, never a green `completed` with rows left unchecked. */
   private async pauseAtCreditLimit(runId: string, cap: number): Promise<void> {
     const spent = (await this.store.get(runId))?.counters.credits ?? 0;
     const reason = `stopped at the credit limit of ${cap} (${spent} credits spent): raise it with \`verify-hub runs resume ${runId} --max-credits N\` to verify the rest`;
-    if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) this.log.warn({ runId, reason: 'credit_cap' }, 'run paused');
+    if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) {
+      syncMetrics.errors.inc({ kind: 'credit_cap' });
+      this.log.warn({ runId, reason: 'credit_cap' }, 'run paused');
+    }
   }
 
   private pullPage(run: RunRecord, connector: Connector, cursor: string | undefined): Promise<Page> {
@@ -672,7 +684,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     // A job under the same id (completed without counting) would make the add a no-op.
     await (await this.queues.chunks.getJob(jobId))?.remove().catch(() => undefined);
     if (page.contacts.length) await this.queues.chunks.add('chunk', { runId, pageIndex, contacts: page.contacts } satisfies ChunkJobData, { ...this.jobDefaults(), jobId });
-    else await this.store.countPage(runId, pageIndex, {}, 0);
+    else await this.store.countPage(runId, pageIndex, {});
     return true;
   }
 
@@ -699,7 +711,9 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const unique = new Set(data.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized));
     const carriedBillable = (data.carry ?? []).filter((v) => v.billable).length;
     const cap = run.options.maxCredits;
-    const grant = await this.store.reserveCredits(data.runId, Math.max(0, unique.size - carriedBillable), cap);
+    // Under a cap, the chunk reserves what it may buy (its page's own reservation, replaced by a replay).
+    const want = Math.max(0, unique.size - carriedBillable);
+    const grant = cap === undefined ? want : (await this.store.reserveCredits(data.runId, data.pageIndex, want, cap)).grant;
     // A write begun by an earlier attempt (killed mid-write) may have landed: compare with the platform's values.
     let writeBegunBefore = false;
     const verifiedAt = data.verifiedAt ?? Date.now();
@@ -727,7 +741,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
         { connector, verifier, ...this.runCache(run), concurrency: this.opts.verifyConcurrency },
       );
     } catch (error) {
-      await this.store.releaseCredits(data.runId, grant);
+      if (cap !== undefined) await this.store.releaseCredits(data.runId, data.pageIndex);
       const stop = platformStop(error);
       if (!stop) throw permanentAsUnrecoverable(error);
       // What was verified before the platform refused is in the cache: the retry buys nothing again.
@@ -738,17 +752,17 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       await this.pauseOrRetry(data.runId, stop.stopped, epoch);
       return this.park(job, token);
     }
-    const reservedByCarry = data.carryReserved ?? 0;
     if (outcome.status === 'stopped') {
       // What this attempt bought is already in the run's credits (counted as it was cached): its reservation goes.
-      await this.store.releaseCredits(data.runId, grant);
-      await job.updateData({ ...data, carry: outcome.results, carryReserved: reservedByCarry, verifiedAt });
+      if (cap !== undefined) await this.store.releaseCredits(data.runId, data.pageIndex);
+      await job.updateData({ ...data, carry: outcome.results, verifiedAt });
       const stop = outcome.stopped!;
       if (stop.error instanceof RateLimitError && !(stop.error instanceof QuotaError)) {
         // Every worker of the queue waits for the reset; the job goes back without spending an attempt.
         await worker.rateLimit(Math.max(1, stop.error.waitMs()));
         throw Worker.RateLimitError();
       }
+      if (stop.reason === 'credit_cap') return this.waitForCredits(job, token);
       await this.pauseOrRetry(data.runId, stop, epoch);
       return this.park(job, token);
     }
@@ -757,12 +771,29 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       const reasons = unknownReasons(outcome.report);
       await this.enqueueRecheck({ platform: run.platform, connectionId: run.connectionId, runId: run.id, attempt: 0, contacts: outcome.unknownContacts, writeOptions: writeOptionsOf(run), reasons }, jobIds.chunk(run.id, data.pageIndex));
     }
-    // Credits are not added here: every purchase was counted as it was cached (runCache).
-    await this.store.countPage(data.runId, data.pageIndex, { ...outcome.counters, credits: 0 }, cap === undefined ? 0 : grant + reservedByCarry, outcome.report);
-    if (outcome.stopped?.reason === 'credit_cap' && cap !== undefined && (await this.store.get(data.runId))!.counters.credits >= cap) {
-      await this.pauseFor(data.runId, outcome.stopped);
-    }
+    // Credits are not added here: every purchase was counted as it was cached (runCache). Counting releases the page's reservation.
+    await this.store.countPage(data.runId, data.pageIndex, { ...outcome.counters, credits: 0 }, outcome.report);
     await this.completeIfDone(data.runId);
+  }
+
+  /**
+   * A chunk stopped by the run's credit cap (it kept what it bought with the job, and gave back its
+   * reservation). While other chunks hold reservations, the credits they do not spend (cached or
+   * duplicate addresses, unknown results) come back to the cap: the chunk waits and asks again
+   * instead of pausing the run with credits left. Once nothing is held and the cap (read again: a
+   * resume may have raised it) is spent, the run pauses at its limit and the chunk parks until a resume.
+   */
+  private async waitForCredits(job: Job, token: string | undefined): Promise<void> {
+    const runId = (job.data as ChunkJobData).runId;
+    const cap = (await this.store.get(runId))?.options.maxCredits;
+    const { spent, reserved } = await this.store.creditState(runId);
+    if (cap !== undefined && reserved === 0 && spent >= cap) {
+      await this.pauseAtCreditLimit(runId, cap);
+      return this.park(job, token);
+    }
+    // Held by others (or given back meanwhile): ask again shortly, no attempt spent.
+    await job.moveToDelayed(Date.now() + Math.round(this.opts.creditWaitMs * (0.5 + Math.random())), token);
+    throw new DelayedError();
   }
 
   /**
@@ -913,9 +944,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
         ? authPauseReason(error, resume)
         : error instanceof QuotaError
           ? `${stop.message}; resume with ${resume} after the reset or a top-up`
-          : stop.reason === 'credit_cap'
-            ? `credit cap of ${(await this.store.get(runId))?.options.maxCredits} reached: raise it with ${resume.slice(0, -1)} --max-credits N\``
-            : stop.message;
+          : stop.message;
     const source = error instanceof AuthError || error instanceof RateLimitError ? error.source : 'engine';
     syncMetrics.errors.inc({ kind: stop.reason === 'credit_cap' ? 'credit_cap' : error instanceof AuthError ? `${source}_auth` : `${source}_quota` });
     if (await this.store.transition(runId, 'paused', ['running', 'queued'], reason)) {
@@ -943,7 +972,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   /** A page whose chunk stopped for good is counted with every contact failed, so the run can still finish. */
   private async countFailedChunk(data: ChunkJobData, reason: string): Promise<void> {
     const rows: ReportRow[] = data.contacts.map((c) => ({ contactId: c.id, email: c.email, outcome: 'failed', error: reason }));
-    await this.store.countPage(data.runId, data.pageIndex, { failed: data.contacts.length }, 0, rows);
+    await this.store.countPage(data.runId, data.pageIndex, { failed: data.contacts.length }, rows);
     await this.completeIfDone(data.runId);
   }
 

@@ -16,8 +16,6 @@ export interface ChunkJobData {
   pageIndex: number;
   contacts: Contact[];
   carry?: Verification[];
-  /** Credits the carried results cost, still reserved against the run's cap until the page completes. */
-  carryReserved?: number;
   /** When the first attempt verified (epoch ms): results made locally (rejected input) keep this time in a replay. */
   verifiedAt?: number;
 }

@@ -41,6 +41,8 @@ export interface ReconcilerDeps {
  *   its recorded cursor and enqueued under the same job id;
  * - paging not done and no live `page` job: a new one from the saved cursor (a pager that failed for
  *   good fails the run, saying why);
+ * - credits reserved for a page whose chunk job is not running (killed and not replayed yet, failed,
+ *   gone): released, so what the run may still spend is not lowered by a chunk that will never spend it;
  * - every page counted and paging done: the run completes.
  * One worker reconciles at a time (a Redis lease), and every repair is idempotent, so a repair that
  * races a job finishing the same thing changes nothing twice.
@@ -73,6 +75,7 @@ export class RunReconciler {
     const { store, queues, repairs, log } = this.deps;
     const progress = await store.progress(runId);
     if (progress.status !== 'running' && progress.status !== 'queued') return;
+    await this.releaseLostReservations(runId);
     if (progress.pagesDone < progress.pages) {
       const done = await store.donePages(runId);
       for (let page = 0; page < progress.pages; page++) {
@@ -109,6 +112,28 @@ export class RunReconciler {
     const before = (await store.progress(runId)).status;
     await repairs.completeIfDone(runId);
     if (before === 'running' && (await store.progress(runId)).status === 'completed') syncMetrics.runsReconciled.inc({ action: 'completed' });
+  }
+
+  /**
+   * Releases the credit reservations of pages whose chunk job is not running now: a chunk holds one
+   * only while its handler runs (it gives it back before it waits, parks or is retried, and counting
+   * its page releases it), so one left by a chunk killed mid-way, a job failed or gone, is lost. A job
+   * taken back after a kill replaces its page's reservation anyway; a reservation made again meanwhile
+   * (another token) is kept. Returns the credits released.
+   */
+  async releaseLostReservations(runId: string): Promise<number> {
+    const { store, queues, log } = this.deps;
+    let released = 0;
+    for (const [page, held] of await store.reservations(runId)) {
+      const job = await queues.chunks.getJob(jobIds.chunk(runId, page));
+      if (job && (await job.getState()) === 'active') continue;
+      if (await store.releaseReservationIf(runId, page, held)) {
+        released += Number(held.split('|')[0]);
+        log.warn({ runId, page, credits: held.split('|')[0] }, 'reconciler: released the credits reserved by a chunk no longer running');
+      }
+    }
+    if (released) syncMetrics.runsReconciled.inc({ action: 'credits_released' });
+    return released;
   }
 
   private async pagerJob(runId: string): Promise<Job | undefined> {

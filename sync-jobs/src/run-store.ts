@@ -33,11 +33,13 @@ local function add_rows(report, breakdown, failures, i, nPairs, nFailures, keep)
 end`;
 
 /**
- * Marks a page's chunk done and adds its counters, report rows and breakdown in one step; a page
- * already counted (a chunk delivered twice after a crash) changes nothing. Returns 1 when counted,
- * 0 when already done. ARGV: page, counter pairs, breakdown pairs, failures, kept failures, then the lists.
+ * Marks a page's chunk done and adds its counters, report rows and breakdown in one step, releasing
+ * the page's credit reservation; a page already counted (a chunk delivered twice after a crash)
+ * changes nothing. Returns 1 when counted, 0 when already done. ARGV: page, counter pairs, breakdown
+ * pairs, failures, kept failures, then the lists.
  */
 const COUNT_PAGE = `${ADD_ROWS}
+redis.call('HDEL', KEYS[6], ARGV[1])
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
 local counterPairs = tonumber(ARGV[2])
 local i = 6
@@ -80,16 +82,39 @@ redis.call('HSET', KEYS[1], 'status', 'completed', 'finishedAt', ARGV[1])
 redis.call('HDEL', KEYS[1], 'statusReason', 'resumeAt')
 return 1`;
 
-/** Grants up to ARGV[1] credits under the run's cap (ARGV[2]; -1 = none), reserving them. */
-const RESERVE_CREDITS = `
-local want = tonumber(ARGV[1])
-local cap = tonumber(ARGV[2])
-if cap < 0 then return want end
+/** The credits held in a reservations hash (values `<credits>|<token>`), all pages or all but ARGV[1]. */
+const SUM_RESERVED = `
+local function sum_reserved(key, except)
+  local fields = redis.call('HGETALL', key)
+  local total = 0
+  for i = 1, #fields, 2 do
+    if fields[i] ~= except then total = total + tonumber(string.match(fields[i + 1], '^(%d+)')) end
+  end
+  return total
+end`;
+
+/**
+ * Reserves up to ARGV[2] credits for page ARGV[1] under the run's cap ARGV[3]: what the cap leaves
+ * after the credits spent (`n:credits`) and those other pages hold. The page's own earlier
+ * reservation (an attempt killed mid-way) is replaced, never added to. Returns {grant, held by others}.
+ */
+const RESERVE_CREDITS = `${SUM_RESERVED}
+local want = tonumber(ARGV[2])
+local cap = tonumber(ARGV[3])
+local others = sum_reserved(KEYS[2], ARGV[1])
 local used = tonumber(redis.call('HGET', KEYS[1], 'n:credits') or '0')
-local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
-local grant = math.max(0, math.min(want, cap - used - reserved))
-if grant > 0 then redis.call('HINCRBY', KEYS[1], 'reserved', grant) end
-return grant`;
+local grant = math.max(0, math.min(want, cap - used - others))
+if grant > 0 then redis.call('HSET', KEYS[2], ARGV[1], grant .. '|' .. ARGV[4]) else redis.call('HDEL', KEYS[2], ARGV[1]) end
+return {grant, others}`;
+
+/** Credits spent and credits reserved now, read together: {spent, reserved}. */
+const CREDIT_STATE = `${SUM_RESERVED}
+return {tonumber(redis.call('HGET', KEYS[1], 'n:credits') or '0'), sum_reserved(KEYS[2], '')}`;
+
+/** Releases page ARGV[1]'s reservation only if it is still the one read (ARGV[2]): a new attempt's is kept. */
+const RELEASE_IF_SAME = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0`;
 
 /** Changes a run's status only from one of the allowed states; returns 1 when it did. */
 const TRANSITION = `
@@ -137,7 +162,6 @@ export class RunStore {
       pages: '0',
       pagesDone: '0',
       pagingDone: '0',
-      reserved: '0',
     };
     if (request.connectionId) fields.connectionId = request.connectionId;
     if (extra.estimatedCredits !== undefined) fields.estimatedCredits = String(extra.estimatedCredits);
@@ -212,14 +236,13 @@ export class RunStore {
    * Counts a page's chunk exactly once, with its report rows and their breakdown, and releases its
    * credit reservation, all in one atomic step (see COUNT_PAGE). False when the page had been counted already.
    */
-  async countPage(id: string, pageIndex: number, counters: Partial<RunCounters>, releaseReserved: number, rows: ReportRow[] = []): Promise<boolean> {
+  async countPage(id: string, pageIndex: number, counters: Partial<RunCounters>, rows: ReportRow[] = []): Promise<boolean> {
     const pairs: string[] = [];
     for (const [name, n] of Object.entries(counters)) if (n) pairs.push(counterField(name), String(n));
-    if (releaseReserved) pairs.push('reserved', String(-releaseReserved));
     const delta = breakdownDelta(rows);
     const args = [String(pageIndex), String(pairs.length / 2), String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...pairs, ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
     const k = this.keys;
-    const r = (await this.redis.eval(COUNT_PAGE, 5, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), ...args)) as number;
+    const r = (await this.redis.eval(COUNT_PAGE, 6, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), k.reservations(id), ...args)) as number;
     if (r === 1) await this.keep(id);
     return r === 1;
   }
@@ -263,13 +286,36 @@ export class RunStore {
     return (await this.redis.sismember(this.keys.pagesDone(id), String(pageIndex))) === 1;
   }
 
-  async reserveCredits(id: string, want: number, cap: number | undefined): Promise<number> {
-    if (cap === undefined) return want;
-    return Number(await this.redis.eval(RESERVE_CREDITS, 1, this.keys.run(id), String(want), String(cap)));
+  /**
+   * Reserves up to `want` credits for page `pageIndex` under the run's cap (replacing what an earlier
+   * attempt of the page held): `grant` is what this chunk may spend, `others` what other pages hold
+   * now (credits they may still spend, or give back).
+   */
+  async reserveCredits(id: string, pageIndex: number, want: number, cap: number): Promise<{ grant: number; others: number }> {
+    const token = randomUUID().slice(0, 8);
+    const [grant, others] = (await this.redis.eval(RESERVE_CREDITS, 2, this.keys.run(id), this.keys.reservations(id), String(pageIndex), String(want), String(cap), token)) as [number, number];
+    return { grant, others };
   }
 
-  async releaseCredits(id: string, n: number): Promise<void> {
-    if (n) await this.redis.hincrby(this.keys.run(id), 'reserved', -n);
+  /** Gives back page `pageIndex`'s reservation (its chunk stopped before counting its page). */
+  async releaseCredits(id: string, pageIndex: number): Promise<void> {
+    await this.redis.hdel(this.keys.reservations(id), String(pageIndex));
+  }
+
+  /** Credits spent (the run's `credits`) and credits reserved by chunks verifying now, read at one moment. */
+  async creditState(id: string): Promise<{ spent: number; reserved: number }> {
+    const [spent, reserved] = (await this.redis.eval(CREDIT_STATE, 2, this.keys.run(id), this.keys.reservations(id))) as [number, number];
+    return { spent, reserved };
+  }
+
+  /** Each page's reservation as stored (`<credits>|<token>`), for the reconciler. */
+  async reservations(id: string): Promise<Map<number, string>> {
+    return new Map(Object.entries(await this.redis.hgetall(this.keys.reservations(id))).map(([page, held]) => [Number(page), held]));
+  }
+
+  /** Releases page `pageIndex`'s reservation if it is still `held` (a new attempt's is kept); true when released. */
+  async releaseReservationIf(id: string, pageIndex: number, held: string): Promise<boolean> {
+    return ((await this.redis.eval(RELEASE_IF_SAME, 1, this.keys.reservations(id), String(pageIndex), held)) as number) === 1;
   }
 
   async tryComplete(id: string): Promise<boolean> {

@@ -82,7 +82,7 @@ describe('dashboard API: connections', () => {
     await runAt('mailchimp-us4-a', 3, 'failed', 'Mailchimp refused the API key');
     // Chosen pauses are not trouble; a refused token is.
     await runAt('mailchimp-us4-b', 4, 'paused', 'paused by a user');
-    await runAt('mailchimp-us4-c', 5, 'paused', 'credit cap of 10 reached: raise it with `verify-hub runs resume x --max-credits N`');
+    await runAt('mailchimp-us4-c', 5, 'paused', 'stopped at the credit limit of 10 (10 credits spent): raise it with `verify-hub runs resume x --max-credits N` to verify the rest');
     await runAt('hubspot-5', 6, 'paused', 'HubSpot rejected the access token (401); reconnect the portal: reconnect the platform, then run `verify-hub runs resume x`');
 
     const res = await request(h.hub.app).get('/api/connections').set(bearer);

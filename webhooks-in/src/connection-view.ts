@@ -30,7 +30,7 @@ export interface PlatformInfo {
 export const EXPIRY_WARNING_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A user's own pause and the credit cap are choices, not trouble (the pipeline's statusReason wording). */
-const CHOSEN_PAUSES = [/^paused by a user/i, /^credit cap/i];
+const CHOSEN_PAUSES = [/^paused by a user/i, /^stopped at the credit limit/i, /^credit cap/i];
 /** Settings whose names look secret are never shown, whatever a connector stores there. */
 const SECRET_NAME = /secret|token|key|password|credential/i;
 
