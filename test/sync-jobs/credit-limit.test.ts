@@ -111,4 +111,50 @@ describe('credit limit on a multi-page platform run', () => {
       await t.done();
     }
   }, 120_000);
+
+  it('the same on Mailchimp (pages of 1,000 members): a cap of 1,500 on 4,000 spends exactly 1,500, and a resume completes the rest', async () => {
+    const { FakeMailchimp } = await import('../fakes/mailchimp');
+    const { mailchimpConnectorFactory } = await import('@verify-hub/connector-mailchimp');
+    const key = `${'c'.repeat(32)}-us1`;
+    const mailchimp = await new FakeMailchimp({ latencyMs: 1 }).start();
+    mailchimp.addAccount(key, { dc: 'us1' });
+    mailchimp.addList(key, 'capl');
+    mailchimp.addMembers('capl', Array.from({ length: 4000 }, (_, i) => ({ email: `member.${i}@cap.example.com` })));
+    const engine = new FakeEngine({ latencyMs: 2 });
+    await engine.start();
+    const pipeline = new SyncPipeline({
+      redisUrl: process.env.REDIS_URL,
+      prefix: `vhcapmc-${randomUUID().slice(0, 8)}`,
+      secretKey: randomBytes(32).toString('base64'),
+      connectors: new ConnectorRegistry().register('mailchimp', mailchimpConnectorFactory),
+      chunkConcurrency: 4,
+      verifyConcurrency: 10,
+      creditWaitMs: 100,
+      logger: createLogger({ level: 'silent' }),
+    });
+    const workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey }) });
+    try {
+      await pipeline.connections!.save({
+        id: 'mailchimp-capl', platform: 'mailchimp', label: 'audience', createdAt: new Date().toISOString(), credentials: { apiKey: key },
+        settings: { listId: 'capl', apiBase: mailchimp.apiBase, retry: { baseMs: 5, maxMs: 50 }, batchPolling: { initialMs: 10, maxMs: 50, timeoutMs: 60_000 } },
+      });
+      const run = await pipeline.start({ platform: 'mailchimp', connectionId: 'mailchimp-capl', scope: 'all', options: { maxCredits: 1_500 } });
+      const paused = await waitForStatus(pipeline, run.id, ['paused', 'completed', 'failed']);
+      expect(paused.statusReason).toMatch(/^stopped at the credit limit of 1500 \(1500 credits spent\)/);
+      await waitFor(async () => (await pipeline.queues.chunks.getJobCounts('active')).active === 0);
+      expect(engine.billed).toBe(1_500);
+      await pipeline.resume(run.id, { maxCredits: 4_000 });
+      const done = await waitForStatus(pipeline, run.id, ['completed', 'failed', 'paused']);
+      expect(done.status).toBe('completed');
+      expect(done.counters).toMatchObject({ pulled: 4_000, written: 4_000, failed: 0, credits: 4_000 });
+      expect(engine.billed).toBe(4_000);
+      expect(mailchimp.members('capl').filter((m) => m.merge_fields.EVRISK).length).toBe(4_000);
+    } finally {
+      await workers.close();
+      await pipeline.purge();
+      await pipeline.close();
+      await engine.stop();
+      await mailchimp.close();
+    }
+  }, 120_000);
 });
