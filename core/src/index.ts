@@ -13,3 +13,4 @@ export * from './connector';
 export * from './config';
 export * from './logger';
 export * from './connection';
+export * from './plain-words';

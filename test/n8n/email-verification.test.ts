@@ -80,7 +80,7 @@ describe('Email Verification node: Verify', () => {
       checks: { disposable: true, roleAccount: false, smtp: true, smtpCheck: 'deliverable', spamTrapRisk: 'low' },
       deliverability: { authentication: { spf: 'strict', dkim: 'found', dmarc: 'reject' }, blacklist: { listed: false, listedCount: 0, totalChecks: 10 } },
     });
-    expect(out[0]![1]!.json).toMatchObject({ risk: 'safe', explanation: 'Safe to send: the mail server accepted the mailbox (score 92/100).' });
+    expect(out[0]![1]!.json).toMatchObject({ risk: 'safe', explanation: 'Safe to send: the mail server confirmed that the mailbox exists and accepts mail (score 92/100).' });
   });
 
   test('says "not checked" where no SMTP conversation happened (smtp_check "not_checked", or field set A with smtp_valid null)', async () => {

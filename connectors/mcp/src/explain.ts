@@ -1,4 +1,4 @@
-import { DKIM_VALUES, DMARC_VALUES, RiskSchema, SMTP_CHECK_OUTCOMES, SPAM_TRAP_LEVELS, SPF_VALUES } from '@verify-hub/core';
+import { DKIM_VALUES, DMARC_VALUES, reasonInWords, RiskSchema, SMTP_CHECK_OUTCOMES, smtpNotChecked, SPAM_TRAP_LEVELS, SPF_VALUES } from '@verify-hub/core';
 import { z } from 'zod';
 
 /** A check: true, false, or null when it was not made (absent: not given). */
@@ -58,43 +58,12 @@ export const ExplanationSchema = z.object({
 });
 export type Explanation = z.infer<typeof ExplanationSchema>;
 
-/** Plain-language meaning of the engine's reason codes that most often need one. */
-const REASON_TEXT: Record<string, string> = {
-  deliverable: 'the mail server confirmed that the mailbox exists and accepts mail',
-  syntax: 'the address is not well-formed (for example a missing @ or an invalid domain)',
-  no_mx: 'its domain has no mail server (no MX record), so nothing can be delivered there',
-  mailbox_not_found: 'the mail server says this mailbox does not exist',
-  disabled: 'the mailbox exists but is disabled',
-  full_inbox: 'the mailbox is full and currently refuses new mail',
-  disposable: 'it is a disposable (throwaway) address',
-  role_account: 'it is a role address (like info@ or sales@) read by a team, not one person',
-  catch_all: "the domain accepts mail for any address (catch-all), so this mailbox's existence cannot be confirmed",
-  spam_trap: 'it looks like a spam trap',
-  smtp_timeout: 'the mail server did not answer in time',
-  engine_unreachable: 'the verification engine could not be reached',
-  engine_error: 'the verification engine failed',
-  engine_bad_response: 'the verification engine gave an answer that could not be read',
-  // The reasons core gives when an engine sends a risk and no reason code (field set B has none).
-  undeliverable: 'the address cannot receive mail',
-  risky: 'some signals make delivery or engagement uncertain',
-  unknown: 'the checks did not reach a verdict',
-};
-
 function reasonText(reason: string | undefined): string | undefined {
   if (!reason) return undefined;
-  return REASON_TEXT[reason] ?? `the engine's reason code is "${reason}"`;
+  return reasonInWords(reason) ?? `the engine's reason code is "${reason}"`;
 }
 
 type Checks = NonNullable<ExplainInput['checks']>;
-
-/**
- * The engine answered, but no SMTP conversation decided the mailbox: `smtp_check` "not_checked", or an
- * MX verdict with `smtp` null and no SMTP outcome (field set A's `smtp_valid` null). A result no engine
- * gave (rejected before, engine down) has no MX verdict and is not "not checked".
- */
-export function smtpNotChecked(c: Checks): boolean {
-  return c.smtpCheck === 'not_checked' || (c.smtp === null && (c.smtpCheck === null || c.smtpCheck === undefined) && typeof c.mx === 'boolean');
-}
 
 /** The SMTP factor: refused, not checked, or an outcome that decided nothing; nothing when accepted or not given. */
 function smtpFactor(c: Checks): string | undefined {

@@ -1,54 +1,19 @@
-import { DKIM_VALUES, DMARC_VALUES, SMTP_CHECK_OUTCOMES, SPAM_TRAP_LEVELS, SPF_VALUES, type Verification } from '@verify-hub/core';
+import { DKIM_VALUES, DMARC_VALUES, explainInWords, SMTP_CHECK_OUTCOMES, SPAM_TRAP_LEVELS, SPF_VALUES, type Verification } from '@verify-hub/core';
 
 /** What a step returns for one address: the canonical result plus a sentence a Zap builder can read. */
 export type VerificationOutput = Verification & { explanation: string };
 
-const REASON_TEXT: Record<string, string> = {
-  engine_unreachable: 'the verification service could not be reached',
-  engine_error: 'the verification service had an error',
-  engine_bad_response: 'the verification service gave an answer that could not be read',
-  verifier_error: 'the verification failed unexpectedly',
+/** Words only a Zapier step needs; every other reason is in core's REASON_WORDS. */
+const ZAPIER_WORDS: Record<string, string> = {
   time_budget_exceeded: 'the check did not finish within the time Zapier allows one step',
   rate_limited: 'the verify-hub rate limit was reached before this address was checked',
   quota_exhausted: 'your verify-hub credits ran out before this address was checked',
-  smtp_timeout: 'the mail server did not answer in time',
-  greylisted: 'the mail server asked to try again later (greylisting)',
-  // The reasons core gives when an engine sends a risk and no reason code (field set B has none).
-  risky: 'some signals make delivery or engagement uncertain',
-  undeliverable: 'the address cannot receive mail',
-  unknown: 'no verdict was reached',
+  verifier_error: 'the verification failed unexpectedly',
 };
 
-const reasonText = (reason: string) => REASON_TEXT[reason] ?? reason.replace(/_/g, ' ');
-
-/**
- * The engine answered, but no SMTP conversation decided the mailbox: `smtp_check` "not_checked", or an
- * answer with an MX verdict and neither SMTP field (field set A's `smtp_valid` null). A result the engine
- * never gave (rejected before, engine down) has no MX verdict either and is not "not checked".
- */
-export function smtpNotChecked(v: Verification): boolean {
-  const c = v.checks;
-  return c.smtpCheck === 'not_checked' || (c.smtp === null && c.smtpCheck === null && c.mx !== null);
-}
-
-/**
- * One sentence per result (two when the mailbox was not checked over SMTP); an unknown result says it
- * was not billed and should be tried again later.
- */
+/** One sentence per result (core's explainInWords, with Zapier's own words and its Delay step). */
 export function explain(v: Verification): string {
-  const notChecked = smtpNotChecked(v);
-  const smtpNote = notChecked ? ' Mailbox not checked: no SMTP conversation with the mail server took place.' : '';
-  const reason = notChecked && v.reason === 'deliverable' ? 'the domain accepts mail' : reasonText(v.reason);
-  switch (v.risk) {
-    case 'safe':
-      return `Safe to send: ${reason} (score ${Math.round(v.score)}/100).${smtpNote}`;
-    case 'risky':
-      return `Risky: ${reason} (score ${Math.round(v.score)}/100). Mail may bounce or harm your sender reputation.${smtpNote}`;
-    case 'invalid':
-      return `Invalid: ${reason}. Do not send to this address.${smtpNote}`;
-    case 'unknown':
-      return `Unknown: ${reason}. This result was not billed; try again later (for example with a Delay step).${smtpNote}`;
-  }
+  return explainInWords(v, { own: ZAPIER_WORDS, retryHint: 'for example with a Delay step' });
 }
 
 export function toOutput(v: Verification): VerificationOutput {

@@ -1,0 +1,70 @@
+import type { Checks, Verification } from './verification';
+
+/**
+ * Plain words for the reason codes people meet most: the engine's, the local engine's and the hub's own.
+ * One list for every surface that explains a result to a person (the Zapier app, the n8n node, the MCP
+ * server); a surface may add words of its own (Zapier's step time budget) or say more around them.
+ */
+export const REASON_WORDS: Readonly<Record<string, string>> = {
+  deliverable: 'the mail server confirmed that the mailbox exists and accepts mail',
+  syntax: 'the address is not well-formed (for example a missing @ or an invalid domain)',
+  no_mx: 'its domain has no mail server (no MX record), so nothing can be delivered there',
+  null_mx: 'its domain says it takes no mail (a null MX record)',
+  domain_not_found: 'its domain does not exist',
+  reserved_domain: 'its domain is reserved (example.com and the like) and can never receive mail',
+  mailbox_not_found: 'the mail server says this mailbox does not exist',
+  mailbox_disabled: 'the mailbox exists but is disabled',
+  mailbox_full: 'the mailbox is full and currently refuses new mail',
+  disposable: 'it is a disposable (throwaway) address',
+  role_account: 'it is a role address (like info@ or sales@) read by a team, not one person',
+  catch_all: "the domain accepts mail for any address (catch-all), so this mailbox's existence cannot be confirmed",
+  spam_trap: 'it looks like a spam trap',
+  smtp_timeout: 'the mail server did not answer in time',
+  smtp_unreachable: 'the mail server could not be reached',
+  smtp_blocked: 'the mail server refused to talk to the verifier (a policy block, not a verdict on the mailbox)',
+  greylisted: 'the mail server asked to try again later (greylisting)',
+  smtp_temporary_failure: 'the mail server had a temporary failure',
+  engine_unreachable: 'the verification engine could not be reached',
+  engine_error: 'the verification engine had an error',
+  engine_bad_response: 'the verification engine gave an answer that could not be read',
+  // The reasons core gives when an engine sends a risk and nothing to tell why (engine-wire.ts).
+  undeliverable: 'the address cannot receive mail',
+  risky: 'some signals make delivery or engagement uncertain',
+  unknown: 'no verdict was reached',
+};
+
+/** A reason code in plain words: the caller's own words first, then REASON_WORDS; undefined when neither knows it. */
+export function reasonInWords(reason: string, own: Readonly<Record<string, string>> = {}): string | undefined {
+  return own[reason] ?? REASON_WORDS[reason];
+}
+
+/**
+ * The engine answered, but no SMTP conversation decided the mailbox: `smtpCheck` is `not_checked`, or an
+ * MX verdict came with neither SMTP field (field set A's `smtp_valid` null). A result no engine gave
+ * (rejected before, engine down) has no MX verdict either and is not "not checked".
+ */
+export function smtpNotChecked(c: Partial<Pick<Checks, 'smtp' | 'smtpCheck' | 'mx'>>): boolean {
+  return c.smtpCheck === 'not_checked' || (c.smtp === null && (c.smtpCheck ?? null) === null && typeof c.mx === 'boolean');
+}
+
+/**
+ * One sentence per result (two when the mailbox was not checked over SMTP), for an automation step's
+ * output: an unknown says it was not billed and should be tried again later (`retryHint` names how, in
+ * the tool's own words).
+ */
+export function explainInWords(v: Verification, options: { own?: Readonly<Record<string, string>>; retryHint?: string } = {}): string {
+  const notChecked = smtpNotChecked(v.checks);
+  const smtpNote = notChecked ? ' Mailbox not checked: no SMTP conversation with the mail server took place.' : '';
+  const reason = notChecked && v.reason === 'deliverable' ? 'the domain accepts mail' : (reasonInWords(v.reason, options.own) ?? v.reason.replace(/_/g, ' '));
+  const score = `score ${Math.round(v.score)}/100`;
+  switch (v.risk) {
+    case 'safe':
+      return `Safe to send: ${reason} (${score}).${smtpNote}`;
+    case 'risky':
+      return `Risky: ${reason} (${score}). Mail may bounce or harm your sender reputation.${smtpNote}`;
+    case 'invalid':
+      return `Invalid: ${reason}. Do not send to this address.${smtpNote}`;
+    case 'unknown':
+      return `Unknown: ${reason}. This result was not billed; try again later${options.retryHint ? ` (${options.retryHint})` : ''}.${smtpNote}`;
+  }
+}
