@@ -68,3 +68,73 @@ export function explainInWords(v: Verification, options: { own?: Readonly<Record
       return `Unknown: ${reason}. This result was not billed; try again later${options.retryHint ? ` (${options.retryHint})` : ''}.${smtpNote}`;
   }
 }
+
+/**
+ * The address the engine suggests for a likely typo (`checks.typoSuggestion`, `did_you_mean` on the wire),
+ * or null when it has none. Engines send either a whole address or only the domain (the local engine
+ * sends `gmail.com` for `someone@gmial.com`): a domain is put after the address's own local part.
+ */
+export function suggestedAddress(v: Pick<Verification, 'email' | 'checks'>): string | null {
+  const suggestion = v.checks.typoSuggestion;
+  if (typeof suggestion !== 'string' || !suggestion.trim()) return null;
+  const s = suggestion.trim();
+  if (s.includes('@')) return s;
+  const at = v.email.lastIndexOf('@');
+  return at > 0 ? `${v.email.slice(0, at).trim()}@${s}` : s;
+}
+
+/** One check of a result in plain words; `value` is "not checked" when the check was not made (null). */
+export interface CheckInWords {
+  /** The canonical check's name (`syntax`, `mx`, `smtp`, ...). */
+  check: string;
+  label: string;
+  value: string;
+  checked: boolean;
+}
+
+const NOT_CHECKED = 'not checked';
+
+const SMTP_WORDS: Readonly<Record<string, string>> = {
+  deliverable: 'the mail server accepts this mailbox',
+  undeliverable: 'the mail server refuses this mailbox',
+  catch_all: 'the mail server accepts any address (catch-all)',
+  mailbox_full: 'the mailbox is full',
+  greylisted: 'the mail server asked to try again later',
+  temporary_failure: 'the mail server had a temporary failure',
+  blocked: 'the mail server refused to talk to the verifier',
+  timeout: 'the mail server did not answer in time',
+  unreachable: 'the mail server could not be reached',
+  ambiguous: 'the mail server gave an unclear answer',
+};
+
+/**
+ * Each check behind a result in plain words, in a fixed order, for a person reading one result (the
+ * CLI's `verify`, the dashboard's single-address check). A check that was not made says "not checked",
+ * never "no". The typo check is listed only when the engine reports one (`typoSuggestion` present).
+ */
+export function checksInWords(v: Pick<Verification, 'email' | 'checks'>): CheckInWords[] {
+  const c = v.checks;
+  const yesNo = (value: boolean | null | undefined, yes = 'yes', no = 'no') => (value === true ? yes : value === false ? no : NOT_CHECKED);
+  const row = (check: string, label: string, value: string): CheckInWords => ({ check, label, value, checked: value !== NOT_CHECKED });
+  const smtp = (): string => {
+    if (smtpNotChecked(c) || (c.smtp === null && (c.smtpCheck ?? null) === null)) return NOT_CHECKED;
+    if (typeof c.smtpCheck === 'string') return SMTP_WORDS[c.smtpCheck] ?? c.smtpCheck.replace(/_/g, ' ');
+    return yesNo(c.smtp, SMTP_WORDS.deliverable, SMTP_WORDS.undeliverable);
+  };
+  const catchAll = yesNo(c.catchAll, typeof c.catchAllConfidence === 'number' ? `yes (confidence ${Math.round(c.catchAllConfidence * 100)} %)` : 'yes');
+  const rows = [
+    row('syntax', 'Address format', yesNo(c.syntax, 'well-formed', 'not well-formed')),
+    row('mx', 'Mail server (MX record)', yesNo(c.mx, 'found', 'none found')),
+    row('smtp', 'Mailbox (SMTP conversation)', smtp()),
+    row('disposable', 'Disposable (throwaway) address', yesNo(c.disposable)),
+    row('roleAccount', 'Role address (info@, sales@, ...)', yesNo(c.roleAccount)),
+    row('catchAll', 'Domain accepts any address (catch-all)', catchAll),
+    row('freeProvider', 'Free mailbox provider', yesNo(c.freeProvider)),
+    row('spamTrapRisk', 'Spam-trap risk', typeof c.spamTrapRisk === 'string' ? c.spamTrapRisk.replace(/_/g, ' ') : NOT_CHECKED),
+  ];
+  if ('typoSuggestion' in c) {
+    const suggestion = suggestedAddress(v);
+    rows.push(row('typoSuggestion', 'Typo in the domain', suggestion ? `likely: did you mean ${suggestion}?` : 'none found'));
+  }
+  return rows;
+}
