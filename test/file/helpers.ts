@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { normalizeEmail, VerificationSchema, type Connector, type Contact, type ContactResult, type Page, type Risk, type Verification, type WriteOptions } from '@verify-hub/core';
+import { normalizeEmail, suggestedAddress, toHubSpotProperties, VerificationSchema, type Connector, type Contact, type ContactResult, type Page, type Risk, type Verification, type WriteOptions } from '@verify-hub/core';
 
 export const FIXTURES = join(__dirname, 'fixtures');
 
@@ -21,7 +21,8 @@ export function fakeVerify(email: string, checkedAt = '2026-01-02T03:04:05.000Z'
     score: { safe: 90, risky: 50, invalid: 5, unknown: 0 }[risk],
     risk,
     reason: { safe: 'deliverable', risky: 'role_account', invalid: n.ok ? 'mailbox_not_found' : 'syntax', unknown: 'timeout' }[risk],
-    checks: { syntax: n.ok, mx: n.ok ? true : null, smtp: !n.ok || risk === 'unknown' ? null : risk !== 'invalid', smtpCheck, disposable: false, roleAccount: risk === 'risky', catchAll: null, freeProvider: local.endsWith('free'), spamTrapRisk: 'none' },
+    // gmial.com stands for a typo of a provider: the engine suggests the domain it probably meant.
+    checks: { syntax: n.ok, mx: n.ok ? true : null, smtp: !n.ok || risk === 'unknown' ? null : risk !== 'invalid', smtpCheck, disposable: false, roleAccount: risk === 'risky', catchAll: null, freeProvider: local.endsWith('free'), spamTrapRisk: 'none', typoSuggestion: n.ok && n.normalized.endsWith('@gmial.com') ? 'gmail.com' : null },
     checkedAt,
     billable: risk !== 'unknown' && n.ok,
   });
@@ -69,4 +70,9 @@ export async function readCsvFile(path: string, delimiter = ','): Promise<{ rows
   return { rows: parse(text, { delimiter, bom: true }) as string[][], bom: text.startsWith('\uFEFF') };
 }
 
-export const RESULT_HEADER = ['ev_risk', 'ev_score', 'ev_reason', 'ev_disposable', 'ev_role_account', 'ev_catch_all', 'ev_free_provider', 'ev_spam_trap_risk', 'ev_checked_at'];
+export const RESULT_HEADER = ['ev_risk', 'ev_score', 'ev_reason', 'ev_disposable', 'ev_role_account', 'ev_catch_all', 'ev_free_provider', 'ev_spam_trap_risk', 'ev_checked_at', 'ev_did_you_mean'];
+
+/** The result cells expected for a result: core's write-back values, then the suggested address (empty when none). */
+export function expectedResultCells(v: Verification): Record<string, string> {
+  return { ...toHubSpotProperties(v), ev_did_you_mean: suggestedAddress(v) ?? '' };
+}

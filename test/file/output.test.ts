@@ -1,14 +1,14 @@
 import { readdir, writeFile } from 'node:fs/promises';
-import { toHubSpotProperties, VerifyHubError, type ContactResult, type Page } from '@verify-hub/core';
+import { VerifyHubError, type ContactResult, type Page } from '@verify-hub/core';
 import { FileConnector } from '@verify-hub/connector-file';
-import { expectedRisk, fakeVerify, pullAll, readCsvFile, RESULT_HEADER, resultsFor, runInOrder, tempDir } from './helpers';
+import { expectedResultCells, expectedRisk, fakeVerify, pullAll, readCsvFile, RESULT_HEADER, resultsFor, runInOrder, tempDir } from './helpers';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 beforeEach(async () => (tmp = await tempDir()));
 afterEach(async () => tmp.cleanup());
 
 /** name,email,team rows: a mix of risks (by the fake verifier's rules), an empty email, a duplicate. */
-const EMAILS = ['ada@example.com', 'bad1@example.com', '', 'info@example.org', 'unk@example.net', 'ada@EXAMPLE.com', 'not an address', 'zed@example.com'];
+const EMAILS = ['ada@example.com', 'bad1@example.com', '', 'info@example.org', 'unk@example.net', 'ada@EXAMPLE.com', 'not an address', 'zed@example.com', 'someone@gmial.com'];
 async function writePeople(name = 'people.csv'): Promise<string> {
   const input = tmp.file(name);
   await writeFile(input, ['name,email,team', ...EMAILS.map((e, i) => `Person ${i + 1},${e},T${i % 3}`)].join('\r\n') + '\r\n');
@@ -31,9 +31,12 @@ describe('cleaned and removed outputs', () => {
         expect(row.slice(3)).toEqual(RESULT_HEADER.map(() => ''));
         continue;
       }
-      const expected = toHubSpotProperties(fakeVerify(email.trim()));
+      const expected = expectedResultCells(fakeVerify(email.trim()));
       expect(Object.fromEntries(RESULT_HEADER.map((name, i) => [name, row[3 + i]]))).toEqual(expected);
     }
+    // The engine's typo suggestion, as a whole address; empty on every other row.
+    const didYouMean = cleaned.rows.slice(1).map((row) => [row[1], row[3 + RESULT_HEADER.indexOf('ev_did_you_mean')]]);
+    expect(didYouMean.filter(([, cell]) => cell !== '')).toEqual([['someone@gmial.com', 'someone@gmail.com']]);
   });
 
   it('moves invalid rows (and the risks asked for) to the removed file; counts per risk, credits and duplicates in the summary', async () => {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { InputError } from '@verify-hub/core';
 import { FileConnector } from '@verify-hub/connector-file';
-import { fakeVerify, pullAll, readCsvFile, resultsFor, runInOrder, tempDir } from './helpers';
+import { fakeVerify, pullAll, readCsvFile, RESULT_HEADER, resultsFor, runInOrder, tempDir } from './helpers';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 beforeEach(async () => (tmp = await tempDir()));
@@ -35,7 +35,7 @@ describe('reading delimited files', () => {
     const summary = await connector.finish();
     const out = await readCsvFile(summary.output, delimiter);
     expect(out.rows.slice(1).map((r) => r[1])).toEqual(emails);
-    expect(out.rows[0]!.length).toBe(3 + 9);
+    expect(out.rows[0]!.length).toBe(3 + RESULT_HEADER.length);
   });
 
   it.each([

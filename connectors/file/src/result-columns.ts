@@ -1,4 +1,4 @@
-import { DEFAULT_HUBSPOT_PROPERTY_NAMES, toHubSpotProperties, type HubSpotPropertyNames, type Verification } from '@verify-hub/core';
+import { DEFAULT_HUBSPOT_PROPERTY_NAMES, suggestedAddress, toHubSpotProperties, type HubSpotPropertyNames, type Verification } from '@verify-hub/core';
 
 /**
  * The result columns added to a cleaned file, in output order. Names and values come from core's
@@ -16,11 +16,18 @@ const RESULT_FIELDS: readonly (keyof HubSpotPropertyNames)[] = [
   'checkedAt',
 ];
 
-export const RESULT_COLUMNS: readonly string[] = RESULT_FIELDS.map((field) => DEFAULT_HUBSPOT_PROPERTY_NAMES[field]);
+/**
+ * The file's own column after them (no CRM property): the address the engine suggests when this one
+ * looks like a typo (`did_you_mean`, checks.typoSuggestion; `someone@gmail.com` for `someone@gmial.com`),
+ * empty when it suggests none. Last, so the columns before it keep their places.
+ */
+export const DID_YOU_MEAN_COLUMN = 'ev_did_you_mean';
+
+export const RESULT_COLUMNS: readonly string[] = [...RESULT_FIELDS.map((field) => DEFAULT_HUBSPOT_PROPERTY_NAMES[field]), DID_YOU_MEAN_COLUMN];
 
 /** The result cells of a row, in `RESULT_COLUMNS` order. */
 export function resultCells(verification: Verification): string[] {
-  const values = toHubSpotProperties(verification);
+  const values: Record<string, string | null | undefined> = { ...toHubSpotProperties(verification), [DID_YOU_MEAN_COLUMN]: suggestedAddress(verification) };
   return RESULT_COLUMNS.map((name) => values[name] ?? '');
 }
 
