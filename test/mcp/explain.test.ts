@@ -1,5 +1,5 @@
 import { readEngineAnswer, type Verification } from '@verify-hub/core';
-import { ExplainInputSchema, explainResult, explanationText } from '@verify-hub/mcp';
+import { ExplainInputSchema, explainResult, explanationText, toPortableResult } from '@verify-hub/mcp';
 import { resultBody, type FieldSet, type ResultBehaviour } from '../fakes/engine';
 
 /** What the hub makes of the fake engine's answer in a given field set (core's one wire reading). */
@@ -55,7 +55,7 @@ describe('explainResult', () => {
   test('no SMTP conversation (smtp_check "not_checked"): says the mailbox was not checked, never that the server refused it', () => {
     const v = fromEngine('a@reserved.test', { kind: 'result', risk: 'risky', flags: { smtpCheck: 'not_checked', catchAll: false } });
     expect(v.checks).toMatchObject({ smtp: null, smtpCheck: 'not_checked' });
-    const e = explainResult(ExplainInputSchema.parse(v));
+    const e = explainResult(ExplainInputSchema.parse(toPortableResult(v)));
     const text = explanationText(e);
     expect(text).toContain('not checked over SMTP');
     expect(text).not.toMatch(/refused/);
@@ -64,7 +64,7 @@ describe('explainResult', () => {
   test('field set A with smtp_valid null: not checked, and a "deliverable" reason does not claim an SMTP confirmation', () => {
     const v = fromEngine('b@example.com', { kind: 'result', risk: 'safe', reason: 'deliverable', flags: { smtpCheck: null } }, 'A');
     expect(v.checks).toMatchObject({ smtp: null, smtpCheck: null });
-    const e = explainResult(ExplainInputSchema.parse(v));
+    const e = explainResult(ExplainInputSchema.parse(toPortableResult(v)));
     expect(e.verdict).toBe('send');
     expect(e.explanation).toContain('the mailbox itself was not checked over SMTP');
     expect(e.explanation).not.toContain('confirmed that the mailbox exists');
@@ -73,8 +73,8 @@ describe('explainResult', () => {
 
   test('a refused mailbox is still said so, and an undecided outcome names it', () => {
     const refused = fromEngine('c@example.com', { kind: 'result', risk: 'invalid' });
-    expect(explainResult(ExplainInputSchema.parse(refused)).factors).toContain('The mail server refused the mailbox.');
-    const greylisted = explainResult(ExplainInputSchema.parse(fromEngine('d@example.com', { kind: 'result', risk: 'unknown', flags: { smtpCheck: 'greylisted' } })));
+    expect(explainResult(ExplainInputSchema.parse(toPortableResult(refused))).factors).toContain('The mail server refused the mailbox.');
+    const greylisted = explainResult(ExplainInputSchema.parse(toPortableResult(fromEngine('d@example.com', { kind: 'result', risk: 'unknown', flags: { smtpCheck: 'greylisted' } }))));
     expect(greylisted.factors.join(' ')).toContain('did not confirm the mailbox (outcome "greylisted")');
     expect(greylisted.factors.join(' ')).not.toMatch(/refused|not checked/);
   });
@@ -82,16 +82,16 @@ describe('explainResult', () => {
   test('takes the published shape: authentication strings, spam_trap_risk "low", and values it has never seen', () => {
     const published = fromEngine('e@example.com', { kind: 'result', risk: 'safe', flags: { disposable: true } });
     expect(published.deliverability?.authentication).toEqual({ spf: 'strict', dkim: 'found', dmarc: 'reject' });
-    const e = explainResult(ExplainInputSchema.parse(published));
+    const e = explainResult(ExplainInputSchema.parse(toPortableResult(published)));
     expect(e.factors.join(' ')).toContain('disposable');
     expect(e.factors.join(' ')).not.toContain('lacks');
 
     const unseen = fromEngine('f@example.com', { kind: 'result', risk: 'risky' }, 'B-unseen');
-    const parsed = ExplainInputSchema.safeParse(unseen);
+    const parsed = ExplainInputSchema.safeParse(toPortableResult(unseen));
     expect(parsed.success).toBe(true);
     expect(explainResult(parsed.data!).factors.join(' ')).toContain('did not confirm the mailbox (outcome "accepts_everything")');
 
-    const missing = explainResult({ risk: 'safe', deliverability: { authentication: { spf: 'missing', dkim: 'found', dmarc: null } } });
+    const missing = explainResult({ risk: 'safe', deliverability: { authentication: { spf: 'missing', dkim: 'found' } } });
     expect(missing.factors).toEqual(['The domain lacks SPF, so its own mail may land in spam.']);
   });
 });

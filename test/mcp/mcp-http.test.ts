@@ -2,8 +2,8 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { VerificationSchema, type Verifier } from '@verify-hub/core';
-import { createMcpHttpHandler, startMcpHttpServer, type StandaloneMcpServer } from '@verify-hub/mcp';
+import type { Verifier } from '@verify-hub/core';
+import { createMcpHttpHandler, PortableResultSchema, startMcpHttpServer, type StandaloneMcpServer } from '@verify-hub/mcp';
 import { FakeEngine } from '../fakes/engine';
 import { callTool, connectHttp, textOf } from './helpers';
 
@@ -51,7 +51,7 @@ describe('MCP server over Streamable HTTP (SDK client against the fake engine)',
   test('verify_email returns the canonical result, with the key only in the header', async () => {
     const result = await callTool(client, 'verify_email', { email: '  Jane.Doe@Example.COM ' });
     expect(result.isError).toBeFalsy();
-    const v = VerificationSchema.parse(result.structuredContent);
+    const v = PortableResultSchema.parse(result.structuredContent);
     expect(v).toMatchObject({ email: 'Jane.Doe@Example.COM', normalized: 'Jane.Doe@example.com', risk: 'safe', score: 92, reason: 'deliverable', billable: true });
     expect(textOf(result)).toContain('Jane.Doe@Example.COM: safe (score 92, reason deliverable)');
     const seen = engine.requests.filter((r) => r.email === 'Jane.Doe@example.com');
@@ -125,7 +125,9 @@ describe('MCP server over Streamable HTTP (SDK client against the fake engine)',
 
   test('explain_result on a result with no SMTP conversation (smtp_check "not_checked") says the mailbox was not checked', async () => {
     const verified = await callTool(client, 'verify_email', { email: 'notchecked.someone@explain.test' });
-    expect(verified.structuredContent).toMatchObject({ checks: { smtp: null, smtpCheck: 'not_checked' } });
+    expect(verified.structuredContent).toMatchObject({ checks: { smtpCheck: 'not_checked' } });
+    // Not checked is absent in the portable result, never null and never false.
+    expect((verified.structuredContent as { checks: object }).checks).not.toHaveProperty('smtp');
     const result = await callTool(client, 'explain_result', { result: verified.structuredContent });
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain('not checked over SMTP');

@@ -1,60 +1,15 @@
-import { DKIM_VALUES, DMARC_VALUES, reasonInWords, RiskSchema, SMTP_CHECK_OUTCOMES, smtpNotChecked, SPAM_TRAP_LEVELS, SPF_VALUES } from '@verify-hub/core';
+import { reasonInWords, smtpNotChecked as smtpNotCheckedInCore, SPAM_TRAP_LEVELS } from '@verify-hub/core';
 import { z } from 'zod';
-
-/** A check: true, false, or null when it was not made (absent: not given). */
-const flag = z.boolean().nullable().optional();
-/** An open vocabulary (verify-hub's values, or whatever another engine sent). */
-const openText = z.string().nullable().optional();
-
-/**
- * What `explain_result` accepts: a result as `verify_email` returns it. Only `risk` is required, so an
- * assistant can also pass a result it summarised or got elsewhere; unknown fields are ignored.
- */
-export const ExplainInputSchema = z.looseObject({
-  email: z.string().optional(),
-  risk: RiskSchema,
-  score: z.number().min(0).max(100).optional(),
-  reason: z.string().optional(),
-  checks: z
-    .looseObject({
-      syntax: flag,
-      mx: flag,
-      smtp: flag.describe('true: the mail server accepted the mailbox; false: it refused it; null: no SMTP conversation decided it'),
-      smtpCheck: openText.describe(`The SMTP outcome: ${SMTP_CHECK_OUTCOMES.join(', ')}, or another value the engine sent`),
-      disposable: flag,
-      roleAccount: flag,
-      catchAll: flag,
-      catchAllConfidence: z.number().min(0).max(1).optional(),
-      freeProvider: flag,
-      spamTrapRisk: openText.describe(`${SPAM_TRAP_LEVELS.join(', ')}, or another value the engine sent`),
-    })
-    .optional(),
-  deliverability: z
-    .looseObject({
-      grade: openText,
-      score: z.number().nullable().optional(),
-      authentication: z
-        .object({
-          spf: openText.describe(`${SPF_VALUES.join(', ')}, or another value`),
-          dkim: openText.describe(`${DKIM_VALUES.join(', ')}, or another value`),
-          dmarc: openText.describe(`${DMARC_VALUES.join(', ')}, or another value`),
-        })
-        .partial()
-        .optional(),
-      blacklist: z.object({ listed: z.boolean().nullable(), listedCount: z.number().nullable(), totalChecks: z.number().nullable() }).partial().optional(),
-    })
-    .optional(),
-});
-export type ExplainInput = z.infer<typeof ExplainInputSchema>;
+import type { ExplainInput } from './portable';
 
 export const VERDICTS = ['send', 'send_with_caution', 'do_not_send', 'retry_later'] as const;
 
 export const ExplanationSchema = z.object({
-  email: z.string().optional(),
-  verdict: z.enum(VERDICTS).describe('send, send_with_caution, do_not_send, or retry_later'),
-  headline: z.string().describe('One sentence for the user'),
-  explanation: z.string().describe('Why, in plain language'),
-  factors: z.array(z.string()).describe('Each signal behind the verdict, one sentence each'),
+  email: z.string().optional().describe('The address, when the result named it.'),
+  verdict: z.enum(VERDICTS).describe('What to do: send, send_with_caution, do_not_send, or retry_later (unknown results: check again later).'),
+  headline: z.string().describe('One sentence for the user.'),
+  explanation: z.string().describe('Why, in plain language.'),
+  factors: z.array(z.string()).describe('Each signal behind the verdict, one sentence each.'),
 });
 export type Explanation = z.infer<typeof ExplanationSchema>;
 
@@ -64,6 +19,11 @@ function reasonText(reason: string | undefined): string | undefined {
 }
 
 type Checks = NonNullable<ExplainInput['checks']>;
+
+/** Here an absent check means "not checked", which core's rule spells `null`. */
+function smtpNotChecked(c: Checks): boolean {
+  return smtpNotCheckedInCore({ smtp: c.smtp ?? null, smtpCheck: c.smtpCheck ?? null, mx: c.mx ?? null });
+}
 
 /** The SMTP factor: refused, not checked, or an outcome that decided nothing; nothing when accepted or not given. */
 function smtpFactor(c: Checks): string | undefined {

@@ -1,6 +1,7 @@
 export * from './options';
 export * from './auth';
 export * from './tool-errors';
+export * from './portable';
 export * from './explain';
 export * from './verify-tools';
 export * from './server';

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { VerificationSchema, type Verifier } from '@verify-hub/core';
-import { ExplainInputSchema, ExplanationSchema, explainResult, explanationText } from './explain';
+import type { Verifier } from '@verify-hub/core';
+import { ExplainInputSchema, PortableResultSchema } from './portable';
+import { ExplanationSchema, explainResult, explanationText } from './explain';
 import type { McpToolOptions } from './options';
 import { toolError } from './tool-errors';
 import { MAX_BATCH, VerifyEmailInput, VerifyEmailsInput, VerifyEmailsOutput, verifyEmailTool, verifyEmailsTool } from './verify-tools';
@@ -14,6 +15,13 @@ const INSTRUCTIONS =
   'has a risk: safe (send), risky (may bounce or go unread), invalid (do not send) or unknown (no verdict, ' +
   'try later). Every safe, risky or invalid result uses one credit of the API key; unknown results are free. ' +
   'Errors start with a code (UNAUTHORIZED, QUOTA_EXCEEDED, RATE_LIMITED, ...) and say what to do next.';
+
+/**
+ * The verify tools change nothing the user owns (no list, contact or file), so they are read-only; they
+ * reach out to mail servers on the internet (open world); and they are not idempotent in billing terms:
+ * calling again with the same address verifies it again and uses another credit (no cache on this path).
+ */
+export const VERIFY_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 
 export interface VerifyHubMcpServerOptions extends McpToolOptions {
   /** The engine access of the caller this server instance serves. */
@@ -35,8 +43,8 @@ export function createVerifyHubMcpServer(options: VerifyHubMcpServerOptions): Mc
         'risk (safe, risky, invalid, unknown), a 0-100 score, a reason code and the individual checks. Uses one ' +
         'credit unless the risk is unknown.',
       inputSchema: VerifyEmailInput,
-      outputSchema: VerificationSchema,
-      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+      outputSchema: PortableResultSchema,
+      annotations: VERIFY_ANNOTATIONS,
     },
     async ({ email }, extra) => guard(() => verifyEmailTool(verifier, email, options, extra.signal)),
   );
@@ -51,7 +59,7 @@ export function createVerifyHubMcpServer(options: VerifyHubMcpServerOptions): Mc
         `lists, call it again with the next ${MAX_BATCH}.`,
       inputSchema: VerifyEmailsInput,
       outputSchema: VerifyEmailsOutput,
-      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+      annotations: VERIFY_ANNOTATIONS,
     },
     async ({ emails }, extra) => guard(() => verifyEmailsTool(verifier, emails, options, extra.signal)),
   );
@@ -64,9 +72,10 @@ export function createVerifyHubMcpServer(options: VerifyHubMcpServerOptions): Mc
         'Turns a result from verify_email or verify_emails into a recommendation for a person: a verdict ' +
         '(send, send_with_caution, do_not_send, retry_later), a one-sentence headline, an explanation and the ' +
         'signals behind it. Pass the result object as `result`. Uses no credit and calls no service.',
-      inputSchema: { result: ExplainInputSchema.describe('A verification result; at least its `risk`') },
+      inputSchema: { result: ExplainInputSchema.describe('A result from verify_email or verify_emails, as it was returned; only `risk` is required.') },
       outputSchema: ExplanationSchema,
-      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      // A pure function of its input: no network, no credit, the same answer every time.
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ result }) => {
       const explanation = explainResult(result);

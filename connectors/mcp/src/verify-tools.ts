@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BatchVerifier, RISKS, VerificationSchema, VerifyHubError, type BatchReport, type Verification, type Verifier } from '@verify-hub/core';
+import { BatchVerifier, RISKS, VerifyHubError, type BatchReport, type Verification, type Verifier } from '@verify-hub/core';
 import { z } from 'zod';
 import { TOOL_DEFAULTS, type McpToolOptions } from './options';
+import { PortableResultSchema, toPortableResult } from './portable';
 import { describeError, toolError } from './tool-errors';
 
 /** RFC 5321 caps a path at 254 octets; a little headroom lets the engine name the problem itself. */
@@ -15,25 +16,25 @@ export const VerifyEmailInput = {
 
 export const VerifyEmailsInput = {
   emails: z
-    .array(EmailField)
+    .array(EmailField.describe('One email address.'))
     .min(1, 'needs at least one address')
     .max(MAX_BATCH, `takes at most ${MAX_BATCH} addresses per call; split the list`)
     .describe(`The addresses to verify, 1 to ${MAX_BATCH}. Duplicates are verified (and charged) once.`),
 };
 
 export const BatchSummarySchema = z.object({
-  total: z.number().int().describe('Addresses given, duplicates included'),
-  safe: z.number().int(),
-  risky: z.number().int(),
-  invalid: z.number().int(),
-  unknown: z.number().int(),
-  duplicates: z.number().int().describe('Inputs that repeated an earlier address'),
-  credits: z.number().int().describe('Credits this call used'),
+  total: z.number().int().describe('Addresses given, duplicates included.'),
+  safe: z.number().int().describe('Results with risk safe.'),
+  risky: z.number().int().describe('Results with risk risky.'),
+  invalid: z.number().int().describe('Results with risk invalid.'),
+  unknown: z.number().int().describe('Results with risk unknown (not charged; check them again later).'),
+  duplicates: z.number().int().describe('Inputs that repeated an earlier address (verified and charged once).'),
+  credits: z.number().int().describe('Credits this call used.'),
 });
 
 export const VerifyEmailsOutput = {
-  results: z.array(VerificationSchema).describe('One result per input, in input order'),
-  summary: BatchSummarySchema,
+  results: z.array(PortableResultSchema.describe('The result for one input.')).describe('One result per input, in input order.'),
+  summary: BatchSummarySchema.describe('Counts by risk, duplicates and the credits used.'),
 };
 
 /**
@@ -52,14 +53,14 @@ function stopError(stopped: NonNullable<BatchReport['stopped']>): unknown {
   return stopped.error ?? new VerifyHubError(stopped.message);
 }
 
-export function summaryLine(v: Verification): string {
+export function summaryLine(v: Pick<Verification, 'email' | 'risk' | 'score' | 'reason' | 'billable'>): string {
   return `${v.email}: ${v.risk} (score ${v.score}, reason ${v.reason})${v.billable ? '' : ', no credit used'}`;
 }
 
 export async function verifyEmailTool(verifier: Verifier, email: string, options: McpToolOptions, signal?: AbortSignal): Promise<CallToolResult> {
   const report = await runBatch(verifier, [email], options, signal);
   if (report.stopped) return toolError(stopError(report.stopped));
-  const result = report.results[0]!;
+  const result = toPortableResult(report.results[0]!);
   return {
     structuredContent: result,
     content: [
@@ -72,8 +73,8 @@ export async function verifyEmailTool(verifier: Verifier, email: string, options
 export async function verifyEmailsTool(verifier: Verifier, emails: string[], options: McpToolOptions, signal?: AbortSignal): Promise<CallToolResult> {
   const report = await runBatch(verifier, emails, options, signal);
   // A repeated address shares one result; `email` stays each input's own spelling ("as given").
-  const asGiven = report.results.map((r, i) => r && { ...r, email: emails[i]! });
-  const done = asGiven.filter((r): r is Verification => r !== undefined);
+  const asGiven = report.results.map((r, i) => r && toPortableResult({ ...r, email: emails[i]! }));
+  const done = asGiven.filter((r) => r !== undefined);
   if (report.stopped) {
     const partial = asGiven.map((r, i) => r ?? { email: emails[i], pending: true });
     return {
