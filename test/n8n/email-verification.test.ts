@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError, type INodeExecutionData } from 'n8n-w
 import { HOSTED_ENGINE_URL } from '@verify-hub/core';
 import { EmailVerification, executeVerify, outputsFor, VerifyHubApi, type Clock } from 'n8n-nodes-verify-hub';
 import { FakeEngine } from '../fakes/engine';
-import { executeFunctions, itemsFor, type NodeSetup } from './n8n-harness';
+import { executeFunctions, itemsFor, withErrorOutput, type NodeSetup } from './n8n-harness';
 
 const engine = new FakeEngine();
 let credentials: { apiKey: string; baseUrl: string };
@@ -161,12 +161,79 @@ describe('Email Verification node: Verify', () => {
     expect(engine.requests.length).toBe(before);
   });
 
-  test('continueOnFail: the failing item carries the error, the others are verified', async () => {
+  test('continueOnFail: the failing item carries the error on the item (for n8n) and in its json (for later nodes), the others are verified', async () => {
     const out = await run({ items: itemsFor('h@cof.test', undefined, 'invalid.i@cof.test'), continueOnFail: true, params: { email: (item) => (item.json.id === 2 ? { not: 'an email' } : item.json.email) } });
     expect(out[0]).toHaveLength(3);
     expect(out[0]![0]).toMatchObject({ json: { risk: 'safe' }, pairedItem: { item: 0 } });
-    expect(out[0]![1]).toMatchObject({ json: { id: 2, error: 'Email must be text, got object' }, pairedItem: { item: 1 } });
+    expect(out[0]![0]).not.toHaveProperty('error');
+    const failed = out[0]![1]!;
+    expect(failed).toMatchObject({ json: { id: 2, error: 'Email must be text, got an object', errorDescription: expect.stringContaining('{{ $json.email }}') }, pairedItem: { item: 1 } });
+    expect(failed.error).toBeInstanceOf(NodeOperationError);
+    expect(failed.error).toMatchObject({ message: 'Email must be text, got an object', context: { itemIndex: 1 } });
     expect(out[0]![2]).toMatchObject({ json: { risk: 'invalid' }, pairedItem: { item: 2 } });
+  });
+
+  test('a number and a boolean are both refused, naming the Email field, before any address is verified', async () => {
+    const before = engine.requests.length;
+    for (const [value, message] of [
+      [12345, 'Email must be text, got a number (12345)'],
+      [true, 'Email must be text, got true (a boolean)'],
+      [false, 'Email must be text, got false (a boolean)'],
+      [['a@list.test'], 'Email must be text, got a list'],
+    ] as const) {
+      const failing = run({ items: itemsFor('ok@nontext.test', 'x'), params: { email: (item) => (item.json.id === 2 ? value : item.json.email) } });
+      await expect(failing).rejects.toThrow(NodeOperationError);
+      await expect(failing).rejects.toThrow(message);
+    }
+    expect(engine.requests.length).toBe(before);
+    // With continueOnFail both fail alike, and the rest is verified.
+    const out = await run({ items: itemsFor('ok@nontext.test', 'x', 'y'), continueOnFail: true, params: { email: (item) => ({ 1: 'ok@nontext.test', 2: 12345, 3: true })[item.json.id as number] } });
+    expect(out[0]!.map((i) => i.json.error ?? i.json.risk)).toEqual(['safe', 'Email must be text, got a number (12345)', 'Email must be text, got true (a boolean)']);
+  });
+
+  describe('"Continue (using error output)": 50 items, 7 bad', () => {
+    const BAD: Record<number, unknown> = { 3: '', 9: 12345, 17: true, 22: { not: 'an email' }, 30: ['a@list.test'], 41: undefined, 48: false };
+    const kinds = ['', 'risky.', 'invalid.', 'unknown.'];
+    const items = Array.from({ length: 50 }, (_, i) => ({ json: { id: i, email: i in BAD ? BAD[i] : `${kinds[i % 4]}p${i}@errout.test` } })) as INodeExecutionData[];
+    const bad = Object.keys(BAD).map(Number);
+
+    function expectErrorOutput(errors: INodeExecutionData[]) {
+      expect(errors.map((i) => i.pairedItem)).toEqual(bad.map((item) => ({ item })));
+      for (const e of errors) {
+        const index = (e.pairedItem as { item: number }).item;
+        expect(e.json).toMatchObject({ id: index, error: expect.stringMatching(index === 3 || index === 41 ? /^Item \d+ has no email$/ : /^Email must be text, got /) });
+      }
+    }
+
+    test('bad items arrive on the error output, good ones on the main output, pairedItem intact', async () => {
+      const out = withErrorOutput(await run({ items, continueOnFail: true, params: { options: { skipWithoutEmail: false } } }), items);
+      expect(out).toHaveLength(2);
+      const [main, errors] = out as [INodeExecutionData[], INodeExecutionData[]];
+      expect(main).toHaveLength(43);
+      expect(main.every((i) => typeof i.json.risk === 'string' && i.json.error === undefined)).toBe(true);
+      expect(main.map((i) => (i.pairedItem as { item: number }).item)).toEqual(items.map((_, i) => i).filter((i) => !bad.includes(i)));
+      expectErrorOutput(errors);
+    });
+
+    test('with Route by Risk: the four risk outputs hold only verified items of their risk; errors only on the error output', async () => {
+      const out = withErrorOutput(await run({ items, continueOnFail: true, params: { routeByRisk: true } }), items);
+      expect(out).toHaveLength(5);
+      ['safe', 'risky', 'invalid', 'unknown'].forEach((risk, o) => {
+        expect(out[o]!.length).toBeGreaterThan(0);
+        expect(out[o]!.every((i) => i.json.risk === risk && i.json.error === undefined)).toBe(true);
+      });
+      expect(out.slice(0, 4).flat()).toHaveLength(43);
+      expectErrorOutput(out[4]!);
+    });
+
+    test('engine stops (a rejected key) too: every unverified item goes to the error output with a NodeApiError for its index', async () => {
+      const good = items.filter((_, i) => !bad.includes(i)).slice(0, 3);
+      const raw = await run({ items: good, credentials: { apiKey: 'revoked-key', baseUrl: engine.url }, continueOnFail: true, params: { routeByRisk: true } });
+      expect(raw[3]!.map((i) => [i.error?.constructor, i.error?.context.itemIndex])).toEqual([0, 1, 2].map((n) => [NodeApiError, n]));
+      const out = withErrorOutput(raw, good);
+      expect(out.slice(0, 4).flat()).toEqual([]);
+      expect(out[4]!.map((i) => [i.json.error, i.pairedItem])).toEqual([0, 1, 2].map((n) => ['Verify Hub rejected the API key', { item: n }]));
+    });
   });
 
   test('engine 429: waits until X-RateLimit-Reset, retries, and succeeds', async () => {
@@ -195,7 +262,7 @@ describe('Email Verification node: Verify', () => {
     engine.script('m@budget.test', limited);
     const cof = executeFunctions({ items: itemsFor('m@budget.test'), credentials, continueOnFail: true, params: { options: { maxRateLimitWait: 10 }, routeByRisk: true } });
     const out = await executeVerify(cof, { clock });
-    expect(out[3]).toEqual([{ json: expect.objectContaining({ id: 1, email: 'm@budget.test', error: 'Verify Hub rate limit: waited as long as allowed' }), pairedItem: { item: 0 } }]);
+    expect(out[3]).toEqual([{ json: expect.objectContaining({ id: 1, email: 'm@budget.test', error: 'Verify Hub rate limit: waited as long as allowed' }), error: expect.any(NodeApiError), pairedItem: { item: 0 } }]);
   });
 
   test('quota exhausted: NodeApiError with a clear message and the reset time; no further addresses are sent', async () => {

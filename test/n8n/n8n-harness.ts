@@ -88,3 +88,27 @@ export function executeFunctions(setup: NodeSetup): DeepMockProxy<IExecuteFuncti
 export function itemsFor(...emails: (string | undefined)[]): INodeExecutionData[] {
   return emails.map((email, i) => ({ json: { id: i + 1, ...(email === undefined ? {} : { email }) } }));
 }
+
+/**
+ * What n8n itself does with a node's output under "Continue (using error output)" (n8n-core,
+ * WorkflowExecute.handleNodeErrorOutput, run after the node's execute): from each of the node's own main
+ * outputs, an item that carries `error` on the item, or whose json holds nothing but `error` (or `error` and
+ * `message`), moves to the error output appended after them, with `error` taken off the item and the json of
+ * its paired input item under its own json; every other item stays where the node put it. The real run is
+ * `connectors/n8n/scripts/e2e-real-n8n.sh`.
+ */
+export function withErrorOutput(outputs: INodeExecutionData[][], inputItems: INodeExecutionData[]): INodeExecutionData[][] {
+  const errorItems: INodeExecutionData[] = [];
+  const kept = outputs.map((items) =>
+    items.filter((item) => {
+      const keys = Object.keys(item.json);
+      const isError = item.error !== undefined || (item.json.error !== undefined && (keys.length === 1 || (keys.length === 2 && item.json.message !== undefined)));
+      if (!isError) return true;
+      const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+      const input = typeof paired === 'object' && paired ? inputItems[paired.item] : undefined;
+      errorItems.push({ ...item, error: undefined, json: { ...(input?.json ?? {}), ...item.json } });
+      return false;
+    }),
+  );
+  return [...kept, errorItems];
+}

@@ -4,9 +4,12 @@
 # loops), so it is installed on its own under /tmp, and the package is laid out there the way the
 # linter expects (nodes/ and credentials/ at the top, package.json, eslint.config.mjs).
 #
-# The config is n8n's `configWithoutCloudSupport` (what `n8n-node cloud-support disable` selects): the
-# node's sources import @verify-hub/core, which n8n Cloud's import rule forbids, although the built
-# files bundle it (no runtime dependencies, which the linter checks in both modes).
+# The config is n8n's default `config`, the one with n8n Cloud's rules (no-restricted-imports,
+# no-restricted-globals), and package.json sets `"n8n": {"strict": true}`: what `n8n-node cloud-support
+# enable` selects, so the linter also checks that the config is n8n's unmodified default. Cloud's import
+# rule lets sources import dev dependencies (bundled at build time), so importing @verify-hub/core passes;
+# no-runtime-dependencies checks that package.json `dependencies` is empty.
+# @verify-hub/core must be built (core/dist, `npm run build`) for the import resolver to find it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,9 +30,9 @@ LINT=$TOOLS/lint
 rm -rf "$LINT" && mkdir -p "$LINT/node_modules/@verify-hub"
 cp -r "$PKG/src/nodes" "$PKG/src/credentials" "$PKG/package.json" "$PKG/README.md" "$LINT/"
 cat >"$LINT/eslint.config.mjs" <<'EOF'
-import { configWithoutCloudSupport } from '@n8n/node-cli/eslint';
+import { config } from '@n8n/node-cli/eslint';
 
-export default configWithoutCloudSupport;
+export default config;
 EOF
 cat >"$LINT/tsconfig.json" <<'EOF'
 {
@@ -44,3 +47,6 @@ ln -s "$REPO/core" "$LINT/node_modules/@verify-hub/core"
 
 cd "$LINT"
 "$TOOLS/node_modules/.bin/n8n-node" lint
+# Strict mode and the default config together are what n8n calls "eligible for n8n Cloud verification".
+"$TOOLS/node_modules/.bin/n8n-node" cloud-support | grep -q 'Cloud support is ENABLED' || { echo "cloud support is not enabled" >&2; exit 1; }
+echo "n8n-node lint (cloud rules, strict mode): clean"

@@ -38,7 +38,25 @@ function clampConcurrency(value: unknown): number {
   return Math.min(MAX_CONCURRENCY, Math.max(1, n));
 }
 
-/** Reads the email of one item: a string, or a number-like value; anything else names the field. */
+/** How a value that is not text is named in the error: "a number (12345)", "true (a boolean)", "a list". */
+function describeNonText(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'number':
+    case 'bigint':
+      return `a number (${String(value)})`;
+    case 'boolean':
+      return `${String(value)} (a boolean)`;
+    default:
+      return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  }
+}
+
+/**
+ * Reads the email of one item. Only text is verified: any other value (a number, a boolean, an object,
+ * a list) fails with an error naming the Email field, because an address is never one, and a wrong
+ * expression should say so instead of quietly coming back `invalid`.
+ */
 function planItem(ctx: IExecuteFunctions, itemIndex: number, skipWithoutEmail: boolean, slot: number): Plan {
   let raw: unknown;
   try {
@@ -46,7 +64,7 @@ function planItem(ctx: IExecuteFunctions, itemIndex: number, skipWithoutEmail: b
   } catch (error) {
     return { kind: 'fail', error: new NodeOperationError(ctx.getNode(), `Email: ${(error as Error).message}`, { itemIndex }) };
   }
-  const email = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : raw;
+  const email = typeof raw === 'string' ? raw.trim() : raw;
   if (email === undefined || email === null || email === '') {
     if (skipWithoutEmail) return { kind: 'skip' };
     return {
@@ -60,7 +78,7 @@ function planItem(ctx: IExecuteFunctions, itemIndex: number, skipWithoutEmail: b
   if (typeof email !== 'string') {
     return {
       kind: 'fail',
-      error: new NodeOperationError(ctx.getNode(), `Email must be text, got ${Array.isArray(email) ? 'a list' : typeof email}`, {
+      error: new NodeOperationError(ctx.getNode(), `Email must be text, got ${describeNonText(email)}`, {
         itemIndex,
         description: 'Point the Email expression at a single address, for example {{ $json.email }}.',
       }),
@@ -70,8 +88,9 @@ function planItem(ctx: IExecuteFunctions, itemIndex: number, skipWithoutEmail: b
 }
 
 /** The one place where a stopped batch becomes the node's error, with a message a user can act on. */
-export function stopToNodeError(ctx: IExecuteFunctions, stopped: NonNullable<BatchReport['stopped']>): NodeApiError {
+export function stopToNodeError(ctx: IExecuteFunctions, stopped: NonNullable<BatchReport['stopped']>, itemIndex?: number): NodeApiError {
   const error = stopped.error;
+  const at = itemIndex === undefined ? {} : { itemIndex };
   const response = { message: stopped.message, code: error?.code ?? stopped.reason } as JsonObject;
   switch (stopped.reason) {
     case 'auth':
@@ -79,12 +98,14 @@ export function stopToNodeError(ctx: IExecuteFunctions, stopped: NonNullable<Bat
         message: 'Verify Hub rejected the API key',
         description: 'The key in the "Verify Hub API" credentials is missing, invalid or revoked. Update it and use "Test connection".',
         httpCode: '401',
+        ...at,
       });
     case 'quota':
       return new NodeApiError(ctx.getNode(), response, {
         message: 'Verify Hub quota exhausted',
         description: `${stopped.message}. Addresses not verified yet were left out of this run.`,
         httpCode: '429',
+        ...at,
       });
     default:
       if (error instanceof EngineRateLimitError) {
@@ -92,9 +113,10 @@ export function stopToNodeError(ctx: IExecuteFunctions, stopped: NonNullable<Bat
           message: 'Verify Hub rate limit: waited as long as allowed',
           description: `${error.message}. Raise "Max Rate-Limit Wait" in Options, lower "Concurrency", or run again later.`,
           httpCode: '429',
+          ...at,
         });
       }
-      return new NodeApiError(ctx.getNode(), response, { message: `Verification stopped: ${stopped.message}` });
+      return new NodeApiError(ctx.getNode(), response, { message: `Verification stopped: ${stopped.message}`, ...at });
   }
 }
 
@@ -103,6 +125,23 @@ function shapeOutput(item: INodeExecutionData, result: Verification & { explanat
   if (mode === 'replace') return { ...value };
   if (resultField) return { ...item.json, [resultField]: value };
   return { ...item.json, ...value };
+}
+
+/**
+ * An item that could not be verified, under continueOnFail. The error rides on the item itself
+ * (`item.error`): that is what n8n looks at to move an item to the node's error output with
+ * "Continue (using error output)", from whichever output it is on, so it never stays on a risk output.
+ * n8n drops `item.error` when it moves the item, so the message is also in `json.error` (and
+ * `json.errorDescription`) for the nodes after it, next to the item's own data; with plain "Continue"
+ * the item stays where it was put (the first output, or Unknown when routing by risk).
+ */
+function failedItem(item: INodeExecutionData, error: NodeOperationError | NodeApiError, itemIndex: number): INodeExecutionData {
+  return {
+    json: { ...item.json, error: error.message, ...(error.description ? { errorDescription: error.description } : {}) },
+    ...(item.binary ? { binary: item.binary } : {}),
+    error,
+    pairedItem: { item: itemIndex },
+  };
 }
 
 /**
@@ -154,25 +193,31 @@ export async function executeVerify(ctx: IExecuteFunctions, deps: ExecuteDeps = 
 
   const outputs: INodeExecutionData[][] = routeByRisk ? RISK_OUTPUTS.map(() => []) : [[]];
   const unknownOutput = routeByRisk ? RISK_OUTPUTS.indexOf('unknown') : 0;
-  const stopError = report?.stopped ? stopToNodeError(ctx, report.stopped) : undefined;
 
   plans.forEach((plan, itemIndex) => {
     const item = items[itemIndex]!;
     const pairedItem = { item: itemIndex };
+    const binary = item.binary ? { binary: item.binary } : {};
     if (plan.kind === 'skip') {
-      outputs[unknownOutput]!.push({ json: item.json, ...(item.binary ? { binary: item.binary } : {}), pairedItem });
+      outputs[unknownOutput]!.push({ json: item.json, ...binary, pairedItem });
       return;
     }
     const result = plan.kind === 'verify' ? report?.results[plan.slot] : undefined;
     if (!result) {
-      const error = plan.kind === 'fail' ? plan.error : stopError!;
-      outputs[unknownOutput]!.push({ json: { ...item.json, error: error.message, ...(error.description ? { errorDescription: error.description } : {}) }, pairedItem });
+      // Only reached with continueOnFail (otherwise the error was thrown above).
+      const error =
+        plan.kind === 'fail'
+          ? plan.error
+          : report?.stopped
+            ? stopToNodeError(ctx, report.stopped, itemIndex)
+            : new NodeOperationError(ctx.getNode(), 'The address was not verified', { itemIndex });
+      outputs[unknownOutput]!.push(failedItem(item, error, itemIndex));
       return;
     }
     const index = routeByRisk ? RISK_OUTPUTS.indexOf(result.risk) : 0;
     // A repeated address shares one result; `email` stays each item's own spelling ("as given").
     const own = { ...result, email: plan.kind === 'verify' ? plan.email : result.email, explanation: explain(result) };
-    outputs[index]!.push({ json: shapeOutput(item, own, outputMode, resultField), ...(item.binary ? { binary: item.binary } : {}), pairedItem });
+    outputs[index]!.push({ json: shapeOutput(item, own, outputMode, resultField), ...binary, pairedItem });
   });
   return outputs;
 }
