@@ -151,15 +151,18 @@ describe('MCP server over Streamable HTTP (SDK client against the fake engine)',
     expect(result.structuredContent).toMatchObject({ risk: 'safe' });
   });
 
-  test('no key at all: HTTP 401 with WWW-Authenticate, and the SDK client cannot connect', async () => {
+  test('no key at all: HTTP 401 saying where to put the key, no Bearer challenge (no OAuth offered here), and the SDK client cannot connect', async () => {
     const res = await fetch(mcp.url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="verify-hub"/);
-    expect((await res.json()) as unknown).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('X-API-Key') } });
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(challenge).toBe('ApiKey realm="verify-hub", header="X-API-Key"');
+    expect(challenge).not.toMatch(/bearer/i);
+    const { error } = (await res.json()) as { error: { message: string } };
+    expect(error.message).toMatch(/^Missing API key: .*verify-hub API key.*settings.*"X-API-Key: <your key>".*"Authorization: Bearer <your key>".*reconnect/);
     await expect(connectHttp(mcp.url, {})).rejects.toMatchObject({ code: 401, message: expect.stringContaining('Missing API key') });
   });
 

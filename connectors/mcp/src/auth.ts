@@ -12,5 +12,16 @@ export function apiKeyFromHeaders(headers: IncomingHttpHeaders): string | undefi
   return match?.[1];
 }
 
-/** The one message a caller without a key sees (HTTP 401). */
-export const MISSING_KEY_MESSAGE = 'Missing API key: send it as "X-API-Key: <key>" or "Authorization: Bearer <key>".';
+/** The one message a caller without a key sees (HTTP 401): what is missing, and where a person puts it. */
+export const MISSING_KEY_MESSAGE =
+  'Missing API key: this MCP server verifies addresses with your verify-hub API key, and none was sent. ' +
+  'In your assistant\'s settings for this server, add the header "X-API-Key: <your key>" ' +
+  '(or "Authorization: Bearer <your key>" if it only takes a bearer token), then reconnect. ' +
+  'Each verification uses a credit of that key.';
+
+/**
+ * The challenge of that 401. HTTP requires one, but `Bearer` would make MCP clients start an OAuth sign-in
+ * this server does not offer; the `ApiKey` scheme says which header to send instead. (The hub's /mcp,
+ * which does offer sign-in, answers with `Bearer resource_metadata=...` before this handler is reached.)
+ */
+export const MISSING_KEY_CHALLENGE = 'ApiKey realm="verify-hub", header="X-API-Key"';

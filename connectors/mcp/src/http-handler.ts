@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { apiKeyFromHeaders, MISSING_KEY_MESSAGE } from './auth';
+import { apiKeyFromHeaders, MISSING_KEY_CHALLENGE, MISSING_KEY_MESSAGE } from './auth';
 import { resolveVerifierFactory, type McpConnectorOptions } from './options';
 import { createVerifyHubMcpServer } from './server';
 
@@ -29,7 +29,7 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
   return async (req, res, parsedBody) => {
     const apiKey = apiKeyFromHeaders(req.headers);
     if (!apiKey) {
-      res.setHeader('WWW-Authenticate', `Bearer realm="verify-hub", error="invalid_request", error_description="${MISSING_KEY_MESSAGE.replace(/"/g, "'")}"`);
+      res.setHeader('WWW-Authenticate', MISSING_KEY_CHALLENGE);
       return sendJsonRpcError(res, 401, -32001, MISSING_KEY_MESSAGE);
     }
     if (req.method !== 'POST') {
