@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createLogger, loadConfig, type Config } from '@verify-hub/core';
+import { createLogger, loadConfig, type Config, type Verifier } from '@verify-hub/core';
 import { SyncPipeline, parseRecheckDelays } from '@verify-hub/sync-jobs';
 import { engineFromConfig } from './engine-from-config';
 import './wiring';
@@ -9,7 +9,7 @@ import './wiring';
  * VERIFY_HUB_REDIS_PREFIX, stored connections when HUB_SECRET_KEY is set, and (for workers) the engine.
  * Fails fast, naming REDIS_URL, when no Redis answers.
  */
-export async function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): Promise<{ pipeline: SyncPipeline; config: Config; engineLabel?: string }> {
+export async function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): Promise<{ pipeline: SyncPipeline; config: Config; engineLabel?: string; verifier?: Verifier }> {
   const config = options.config ?? loadConfig();
   const engine = options.withEngine ? engineFromConfig(config) : undefined;
   const prefix = config.VERIFY_HUB_REDIS_PREFIX;
@@ -34,5 +34,5 @@ export async function pipelineFromConfig(options: { withEngine?: boolean; config
     pipeline.disconnect();
     throw error;
   }
-  return { pipeline, config, engineLabel: engine?.label };
+  return { pipeline, config, engineLabel: engine?.label, verifier: engine?.verifier };
 }

@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health';
 import { sessionRoutes } from './routes/session';
 import { connectionRoutes, oauthCallbackRoutes } from './routes/connections';
 import { scheduleRoutes } from './routes/schedules';
+import { singleCheckRoutes } from './routes/verify';
 import { queueBoard } from './queue-board';
 import { SessionStore, SignInLimiter } from './session';
 import { OAuthStates } from './oauth-states';
@@ -126,6 +127,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(hookRoutes(hooks));
   api.use(connectionRoutes(connectionOptions));
   api.use(scheduleRoutes(deps.schedules));
+  api.use(singleCheckRoutes({ verifier: deps.verifier, redis: deps.redis, prefix, perMinute: deps.singleCheck?.perMinute }));
   app.use('/api', api);
 
   const queueAuth = requireAdminToken(deps.adminToken, { browser: true, sessions });

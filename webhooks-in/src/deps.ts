@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
-import type { ConnectionStore, ContactEvent, Logger, RawWebhookRequest, SecretBox } from '@verify-hub/core';
+import type { ConnectionStore, ContactEvent, Logger, RawWebhookRequest, SecretBox, Verifier } from '@verify-hub/core';
 import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import type { PlatformSetups } from './platform-setup';
 
@@ -70,6 +70,13 @@ export interface HubAppDeps {
   operations?: ConnectionOperations;
   /** How each platform is connected (key form, OAuth), built by the host from the connectors. */
   platforms?: PlatformSetups;
+  /**
+   * The engine for single-address checks (`POST /api/verify`, the dashboard's box): `verify-hub serve`
+   * passes the engine it gives the workers. Without one that route answers 503.
+   */
+  verifier?: Verifier;
+  /** Single-address checks allowed per client address per minute (default 30). */
+  singleCheck?: { perMinute?: number };
   /** Failed dashboard sign-ins allowed per client address and window (default 10 per 60 s). */
   signIn?: { maxFailures?: number; windowSeconds?: number };
 }

@@ -7,6 +7,7 @@ export * from './http-errors';
 export { safeEqual } from './auth';
 export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
 export { UPLOAD_EXTENSIONS } from './routes/files';
+export { explainResult, type SingleCheckAnswer } from './routes/verify';
 export * from './webhook-receivers';
 export * from './webhook-ingest';
 export * from './platform-setup';

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { SecretBox, createLogger, loadConfig, type Config, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { SecretBox, createLogger, loadConfig, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
 import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
 import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+import { engineFromConfig } from '../engine-from-config';
 import { pipelineFromConfig } from '../pipeline-from-config';
 import { platformSetups } from '../platform-setup';
 import { portNumber } from '../options';
@@ -48,7 +49,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   if (!config.HUB_SECRET_KEY) logger.warn('HUB_SECRET_KEY is not set: platform connections and file uploads are unavailable');
 
   // The same pipeline as `verify-hub worker` (prefix, connectors, engine, limits), so both share the queues.
-  const { pipeline } = await pipelineFromConfig({ withEngine: options.workers !== false, config });
+  const { pipeline, verifier } = await pipelineFromConfig({ withEngine: options.workers !== false, config });
+  // The dashboard's single-address check uses the workers' engine; an HTTP-only instance builds its own.
+  const singleCheckVerifier = verifier ?? httpOnlyVerifier(config, logger);
   const prefix = config.VERIFY_HUB_REDIS_PREFIX;
   const redis = createRedis(config.REDIS_URL);
   const connections = pipeline.connections;
@@ -82,6 +85,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     schedules: pipeline,
     operations: pipeline,
     platforms: platformSetups(config),
+    verifier: singleCheckVerifier,
     publicUrl: config.HUB_PUBLIC_URL,
     trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
     logger,
@@ -108,6 +112,16 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   });
   logger.info({ url: server.url, workers: Boolean(workers), engine: config.ENGINE_URL ? 'remote' : 'local' }, 'hub service listening');
   return { url: server.url, server, pipeline, close: server.close };
+}
+
+/** The engine of an HTTP-only instance (--no-workers), for single checks; a bad engine setting disables them, not the hub. */
+function httpOnlyVerifier(config: Config, logger: Logger): Verifier | undefined {
+  try {
+    return engineFromConfig(config).verifier;
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'single-address checks are off: the engine is not configured');
+    return undefined;
+  }
 }
 
 /** HUB_TRUST_PROXY: `true`/`false`, a hop count, or addresses/CIDRs (Express's `trust proxy`). */
