@@ -22,6 +22,16 @@ function leafKeys(value: unknown, prefix = ''): string[] {
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leafKeys(v, prefix ? `${prefix}__${k}` : k));
 }
 
+/** Every field of a sample in Zapier's notation: `a__b` for nested objects, `list[]field` for line items. */
+function sampleKeys(value: unknown, prefix = ''): string[] {
+  if (Array.isArray(value)) {
+    const first: unknown = value[0];
+    return first !== null && typeof first === 'object' && !Array.isArray(first) ? sampleKeys(first, `${prefix}[]`) : [prefix];
+  }
+  if (value === null || typeof value !== 'object') return [prefix];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => sampleKeys(v, !prefix ? k : prefix.endsWith('[]') ? `${prefix}${k}` : `${prefix}__${k}`));
+}
+
 describe('Zapier app definition', () => {
   it('passes the platform validation offline (createAppHandler validate)', async () => {
     const handler = createAppHandler(App);
@@ -54,6 +64,20 @@ describe('Zapier app definition', () => {
     for (const f of App.authentication.fields) expect(f.helpText).toMatch(/\.$/);
   });
 
+  it('every operation has a sample, and every field of its sample has a labelled output field', () => {
+    for (const [path, op] of all()) {
+      const { sample, outputFields } = op.operation;
+      expect([path, typeof sample, Array.isArray(sample)]).toEqual([path, 'object', false]);
+      expect(Object.keys(sample as object).length).toBeGreaterThan(0);
+      expect(outputFields?.length ?? 0).toBeGreaterThan(0);
+      const labels = new Map((outputFields ?? []).map((f) => [f.key, f.label]));
+      for (const f of outputFields ?? []) expect(`${path} ${f.key}: ${f.label ?? ''}`).toMatch(/: [A-Z]\S/);
+      // Zapier's notation: `a__b` for nested fields, `list[]field` for the fields of line items.
+      const missing = sampleKeys(sample).filter((key) => !labels.get(key));
+      expect(`${path} unlabelled: ${missing.join(', ')}`).toBe(`${path} unlabelled: `);
+    }
+  });
+
   it('labels every field of the canonical result, and the samples are valid results', () => {
     const sample = App.creates.verify_email.operation.sample;
     expect(VerificationSchema.safeParse(sample).success).toBe(true);
@@ -79,8 +103,10 @@ describe('Zapier app definition', () => {
   });
 
   it('package.json makes a pushable Zapier app: compiled index.js entry, exact platform version', () => {
-    const pkg = require('../../connectors/zapier/package.json') as { main: string; dependencies: Record<string, string>; files: string[] };
+    const pkg = require('../../connectors/zapier/package.json') as { main: string; scripts: Record<string, string>; dependencies: Record<string, string>; files: string[] };
     expect(pkg.main).toBe('index.js');
+    // `zapier-platform test` runs the package's `npm test`
+    expect(pkg.scripts.test).toMatch(/^jest .*test\/zapier$/);
     expect(pkg.files).toEqual(expect.arrayContaining(['index.js', 'dist']));
     expect(pkg.dependencies['zapier-platform-core']).toBe(zapier.version);
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['@verify-hub/core', 'zapier-platform-core']);
