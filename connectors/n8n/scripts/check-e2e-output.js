@@ -29,20 +29,28 @@ if (nodeRuns[0].error) fail(`the node failed: ${JSON.stringify(nodeRuns[0].error
 const outputs = nodeRuns[0].data.main;
 
 const risks = ['safe', 'risky', 'invalid', 'unknown'];
-check(outputs.length === 4, `four outputs with Route by Risk (got ${outputs.length})`);
+// On Error "Continue (using error output)": n8n adds the error output after the four risk outputs.
+check(outputs.length === 5, `four risk outputs (Route by Risk) and the error output (got ${outputs.length})`);
+const pairedOf = (it) => (Array.isArray(it.pairedItem) ? it.pairedItem[0]?.item : it.pairedItem?.item);
 risks.forEach((risk, i) => {
   const items = outputs[i] ?? [];
   const shown = items.map((it) => `${it.json.emails} -> ${it.json.risk} ${it.json.score} ${it.json.reason} paired ${JSON.stringify(it.pairedItem)}`);
   console.log(`     output ${risk}: ${shown.join('; ') || '(none)'}`);
-  check(items.every((it) => it.json.risk === risk), `every item on the ${risk} output has risk ${risk}`);
+  check(items.every((it) => it.json.risk === risk && it.json.error === undefined), `every item on the ${risk} output has risk ${risk}, none an error`);
 });
-const all = outputs.flat();
-check(all.length === 6, `six items out for six in (got ${all.length})`);
-const paired = all.map((it) => (Array.isArray(it.pairedItem) ? it.pairedItem[0]?.item : it.pairedItem?.item));
-check(JSON.stringify([...paired].sort()) === '[0,1,2,3,4,5]', 'pairedItem on every output item, covering inputs 0..5 once each');
+const all = outputs.slice(0, 4).flat();
+check(all.length === 6, `six verified items out for the six addresses in (got ${all.length})`);
+const paired = all.map(pairedOf);
+check(JSON.stringify([...paired].sort()) === '[0,1,2,3,4,5]', 'pairedItem on every verified item, covering inputs 0..5 once each');
 check(outputs[0].length === 3, 'safe: ada, busy (after a 429) and ada@EXAMPLE.com (a duplicate)');
 check(all.every((it) => typeof it.json.emails === 'string' && typeof it.json.score === 'number' && it.json.checks), 'results merged into the items');
 check(all.every((it) => it.json.email === it.json.emails), "each result's email is its own item's spelling");
+
+const errors = outputs[4] ?? [];
+console.log(`     error output: ${errors.map((it) => `${JSON.stringify(it.json.emails)} -> ${it.json.error} paired ${JSON.stringify(it.pairedItem)}`).join('; ') || '(none)'}`);
+check(JSON.stringify(errors.map(pairedOf)) === '[6,7,8]', 'the three bad items (12345, true, "") on the error output, pairedItem 6, 7, 8');
+const expected = ['Email must be text, got a number (12345)', 'Email must be text, got true (a boolean)', 'Item 8 has no email'];
+check(JSON.stringify(errors.map((it) => it.json.error)) === JSON.stringify(expected), `each with its error message in json.error (${expected.join(' / ')})`);
 
 const requests = JSON.parse(fs.readFileSync(requestsFile, 'utf8'));
 const calls = (email) => requests.filter((r) => r.email === email).length;
