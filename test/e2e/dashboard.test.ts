@@ -459,4 +459,58 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     await page.waitForURL(/#\/runs\/[^/]+$/);
     await until(() => runPageState(page), (s) => s.status === 'completed', 60_000);
   });
+
+  it('checks a single address with the keyboard: the verdict, each check and why in plain words, and the did-you-mean suggestion', async () => {
+    // What the engine says of a typo'd provider domain: the domain does not exist, and it suggests the one meant.
+    stack.engine.script('someone@gmial.com', {
+      kind: 'result',
+      risk: 'invalid',
+      reason: 'domain_not_found',
+      flags: { mx: false, smtpCheck: 'not_checked', catchAll: null, freeProvider: false },
+      fields: { did_you_mean: 'gmail.com' },
+    });
+    const runsBefore = ((await (await stack.api('/api/runs?limit=500')).json()) as { runs: unknown[] }).runs.length;
+    const page = await signedInPage();
+
+    const link = await tabUntil(page, (f) => f.tag === 'a' && f.label === 'Check an address');
+    expect(link.outlineStyle !== 'none' || link.boxShadow !== 'none').toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Check an address' }).waitFor();
+
+    // Nothing typed: the page says what to enter, and marks the field.
+    await tabUntil(page, (f) => f.tag === 'button' && f.label === 'Check');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/Email address: enter the address to check/);
+    expect(await page.getByLabel('Email address').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByLabel('Email address').focus();
+    await page.keyboard.type('someone@gmial.com');
+    await page.keyboard.press('Enter');
+    const verdict = page.getByTestId('check-verdict');
+    await verdict.waitFor();
+    expect((await verdict.textContent())?.trim()).toMatch(/^Invalid · score \d+\/100$/);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.getByTestId('check-summary').textContent()).toBe('Invalid: its domain does not exist. Do not send to this address. Mailbox not checked: no SMTP conversation with the mail server took place.');
+    expect(await page.getByTestId('check-did-you-mean').textContent()).toMatch(/Did you mean someone@gmail\.com\?/);
+    const checks = page.getByRole('table', { name: 'Checks' });
+    const row = async (label: string) => ((await checks.getByRole('row', { name: label }).textContent()) ?? '').replace(label, '').trim();
+    expect(await row('Address format')).toBe('well-formed');
+    expect(await row('Mail server (MX record)')).toBe('none found');
+    expect(await row('Mailbox (SMTP conversation)')).toBe('not checked');
+    expect(await row('Domain accepts any address (catch-all)')).toBe('not checked');
+    expect(await row('Typo in the domain')).toBe('likely: did you mean someone@gmail.com?');
+    expect(await page.getByTestId('check-result').textContent()).toContain('reason code domain_not_found');
+    await page.screenshot({ path: join(SCREENSHOTS, 'single-check.png'), fullPage: true });
+
+    // The suggestion can be checked in turn, from the keyboard.
+    await tabUntil(page, (f) => f.tag === 'button' && f.label === 'Check someone@gmail.com');
+    await page.keyboard.press('Enter');
+    await until(async () => (await verdict.textContent()) ?? '', (text) => text.startsWith('Safe'));
+    expect(await page.getByLabel('Email address').inputValue()).toBe('someone@gmail.com');
+    expect(await page.getByTestId('check-did-you-mean').count()).toBe(0);
+
+    // Single checks start no run.
+    const runsAfter = ((await (await stack.api('/api/runs?limit=500')).json()) as { runs: unknown[] }).runs.length;
+    expect(runsAfter).toBe(runsBefore);
+  });
 });

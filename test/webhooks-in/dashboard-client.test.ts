@@ -138,6 +138,7 @@ describe('the dashboard client', () => {
     expect(router.parseHash('#/runs/run_abc_123')).toEqual({ page: 'run', id: 'run_abc_123' });
     expect(router.parseHash(router.runHref('run a/b'))).toEqual({ page: 'run', id: 'run a/b' });
     expect(router.parseHash('#/files')).toEqual({ page: 'files' });
+    expect(router.parseHash('#/check')).toEqual({ page: 'check' });
     expect(router.parseHash('#/schedules')).toEqual({ page: 'schedules' });
     const connections = router.parseHash('#/connections?connected=hubspot-1');
     expect(connections.page).toBe('connections');

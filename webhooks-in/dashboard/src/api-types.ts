@@ -146,3 +146,31 @@ export interface CronPreview {
   /** ISO timestamps. */
   next: string[];
 }
+
+/** One check of a single-address result in plain words (core's `checksInWords`). */
+export interface CheckInWords {
+  check: string;
+  label: string;
+  /** "not checked" when the check was not made. */
+  value: string;
+  checked: boolean;
+}
+
+/** `POST /api/verify`: the canonical result and its plain-words explanation. */
+export interface SingleCheckAnswer {
+  verification: {
+    email: string;
+    normalized: string;
+    score: number;
+    risk: Risk;
+    reason: string;
+    checkedAt: string;
+    billable: boolean;
+  };
+  explanation: {
+    summary: string;
+    reason: string;
+    checks: CheckInWords[];
+    didYouMean: string | null;
+  };
+}

@@ -9,6 +9,7 @@ import type {
   RunView,
   ScheduleView,
   SchemaReport,
+  SingleCheckAnswer,
   StartRunRequest,
 } from './api-types';
 
@@ -129,6 +130,11 @@ export const runLinks = (id: string) => ({
   rejected: path`/api/runs/${id}/files/rejected`,
   summary: path`/api/runs/${id}/files/summary`,
 });
+
+// ---------------------------------------------------------------- single-address check
+
+/** Checks one address now (no run); the answer explains the verdict and each check in plain words. */
+export const checkAddress = (email: string, signal?: AbortSignal) => request<SingleCheckAnswer>('POST', '/api/verify', { body: { email }, signal });
 
 // ---------------------------------------------------------------- files
 

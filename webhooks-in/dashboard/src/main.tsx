@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorMessage, hasSession, setUnauthorizedHandler, signOut } from './api';
+import { CheckPage } from './check-page';
 import { ConnectionsPage } from './connections-page';
 import { FilesPage } from './files-page';
 import { Nav } from './nav';
@@ -16,6 +17,7 @@ const TITLES: Record<Route['page'], string> = {
   runs: 'Runs',
   run: 'Run',
   files: 'Clean a file',
+  check: 'Check an address',
   connections: 'Connections',
   schedules: 'Schedules',
   'not-found': 'Not found',
@@ -32,6 +34,8 @@ function Page({ route }: { route: Route }) {
       return <RunPage id={route.id} />;
     case 'files':
       return <FilesPage />;
+    case 'check':
+      return <CheckPage />;
     case 'connections':
       return <ConnectionsPage query={route.query} />;
     case 'schedules':

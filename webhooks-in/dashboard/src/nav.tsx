@@ -3,6 +3,7 @@ import type { Route } from './router';
 const LINKS: { href: string; label: string; pages: Route['page'][] }[] = [
   { href: '#/runs', label: 'Runs', pages: ['runs', 'run'] },
   { href: '#/files', label: 'Clean a file', pages: ['files'] },
+  { href: '#/check', label: 'Check an address', pages: ['check'] },
   { href: '#/connections', label: 'Connections', pages: ['connections'] },
   { href: '#/schedules', label: 'Schedules', pages: ['schedules'] },
 ];

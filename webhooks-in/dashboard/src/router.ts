@@ -5,6 +5,7 @@ export type Route =
   | { page: 'runs' }
   | { page: 'run'; id: string }
   | { page: 'files' }
+  | { page: 'check' }
   | { page: 'connections'; query: URLSearchParams }
   | { page: 'schedules' }
   | { page: 'not-found'; hash: string };
@@ -18,6 +19,7 @@ export function parseHash(hash: string): Route {
   if (first === 'runs' && parts.length === 1) return { page: 'runs' };
   if (first === 'runs' && parts.length === 2 && second) return { page: 'run', id: safeDecode(second) };
   if (first === 'files' && parts.length === 1) return { page: 'files' };
+  if (first === 'check' && parts.length === 1) return { page: 'check' };
   if (first === 'connections' && parts.length === 1) return { page: 'connections', query };
   if (first === 'schedules' && parts.length === 1) return { page: 'schedules' };
   return { page: 'not-found', hash };
