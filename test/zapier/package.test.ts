@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const REPO = join(__dirname, '..', '..');
@@ -17,7 +17,9 @@ describe('verify-hub-zapier package', () => {
   let files: string[] = [];
   beforeAll(() => {
     // The package's own build (what the repository's `npm run build` runs for it): git-ignored dist/.
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', join(PKG_DIR, 'tsconfig.json')], { cwd: REPO, encoding: 'utf8' });
+    // tsc -b trusts its tsbuildinfo (kept outside dist/), so a deleted dist/ needs --force.
+    const force = existsSync(join(PKG_DIR, 'dist', 'index.js')) ? [] : ['--force'];
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', join(PKG_DIR, 'tsconfig.json'), ...force], { cwd: REPO, encoding: 'utf8' });
     files = packedFiles(PKG_DIR);
   }, 90_000);
 
