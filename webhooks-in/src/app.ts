@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
 import { createLogger, type Logger } from '@verify-hub/core';
 import type { HubAppDeps } from './deps';
@@ -21,6 +21,7 @@ import { queueBoard } from './queue-board';
 import { SessionStore, SignInLimiter } from './session';
 import { OAuthStates } from './oauth-states';
 import { dashboardRoutes } from './dashboard';
+import { mcpSignIn } from './mcp-sign-in';
 
 export interface HubApp {
   app: Express;
@@ -135,8 +136,20 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   if (queues.length) app.use(QUEUE_UI_PATH, queueAuth, queueBoard(queues, QUEUE_UI_PATH));
   else app.use(QUEUE_UI_PATH, queueAuth, (_req, res) => sendError(res, 404, 'NOT_FOUND', 'no queues to show'));
 
+  // MCP sign-in: the authorization server's routes at the root, and its gate in front of the MCP mount.
+  let mcpGate: RequestHandler | undefined;
+  const mcpPath = deps.mcpSignIn?.path ?? '/mcp';
+  if (deps.mcpSignIn && (!deps.adminToken || !deps.publicUrl)) {
+    logger.warn(`MCP sign-in is off: it needs ${deps.adminToken ? 'HUB_PUBLIC_URL' : 'HUB_ADMIN_TOKEN'}; ${mcpPath} takes API keys only`);
+  } else if (deps.mcpSignIn) {
+    const signIn = mcpSignIn({ redis: deps.redis, prefix, adminToken: deps.adminToken!, publicUrl: deps.publicUrl!, mcpPath, limiter: signInLimiter, logger }, deps.mcpSignIn);
+    app.use(signIn.routes);
+    mcpGate = signIn.gate;
+  }
+
   for (const mount of deps.mounts ?? []) {
-    if (mount.auth) app.use(mount.path, adminOnly, mount.handler);
+    if (mount.path === mcpPath && mcpGate) app.use(mount.path, mcpGate, mount.handler);
+    else if (mount.auth) app.use(mount.path, adminOnly, mount.handler);
     else app.use(mount.path, mount.handler);
   }
 

@@ -5,6 +5,7 @@ import type { RequestHandler } from 'express';
 import type { ConnectionStore, ContactEvent, Logger, RawWebhookRequest, SecretBox, Verifier } from '@verify-hub/core';
 import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import type { PlatformSetups } from './platform-setup';
+import type { McpSignInOptions } from './mcp-sign-in';
 
 /**
  * What the hub service is built from. Everything is passed in, so tests hand it a fake RunService and
@@ -58,6 +59,12 @@ export interface HubAppDeps {
   delivery?: { enabled?: boolean; attempts?: number; backoffMs?: number; timeoutMs?: number; queueName?: string };
   /** Where a file upload's settings (email column, rows to remove) are stored for the file connector. */
   connections?: ConnectionStore;
+  /**
+   * Sign-in for the MCP endpoint mounted at /mcp (OAuth 2.1 with the hub as authorization server; see
+   * mcp-sign-in.ts): a signed-in assistant's calls use `engineKey`. Needs `adminToken` and `publicUrl`;
+   * without it (or them) /mcp takes API keys only.
+   */
+  mcpSignIn?: McpSignInOptions & { path?: string };
   /** Extra handlers mounted before the 404 (the MCP endpoint at /mcp, the dashboard at /). */
   mounts?: { path: string; handler: RequestHandler; auth?: boolean }[];
   /** Upload limits (defaults: 50,000 rows, 64 MB). */

@@ -93,8 +93,10 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     // BullMQ queue names may not hold ':'.
     delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
     ingest: { queueName: `${prefix.replace(/:/g, '-')}-webhook-ingest` },
-    // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token.
+    // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
+    // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
+    mcpSignIn: config.ENGINE_URL && config.ENGINE_API_KEY ? { engineKey: config.ENGINE_API_KEY } : undefined,
   });
 
   const server = await startHubServer(hub, {

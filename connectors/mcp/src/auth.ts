@@ -12,6 +12,16 @@ export function apiKeyFromHeaders(headers: IncomingHttpHeaders): string | undefi
   return match?.[1];
 }
 
+/**
+ * The engine key of a caller its host authenticated itself (the hub's OAuth sign-in): the host's auth
+ * middleware sets `req.auth` (the SDK's `AuthInfo`, which the transport also hands to the tools) with the
+ * key in `extra.engineKey`. It wins over the headers, which then carry the sign-in token, not a key.
+ */
+export function engineKeyFromAuth(req: { auth?: { extra?: Record<string, unknown> } }): string | undefined {
+  const key = req.auth?.extra?.engineKey;
+  return typeof key === 'string' && key ? key : undefined;
+}
+
 /** The one message a caller without a key sees (HTTP 401): what is missing, and where a person puts it. */
 export const MISSING_KEY_MESSAGE =
   'Missing API key: this MCP server verifies addresses with your verify-hub API key, and none was sent. ' +

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { apiKeyFromHeaders, MISSING_KEY_CHALLENGE, MISSING_KEY_MESSAGE } from './auth';
+import { apiKeyFromHeaders, engineKeyFromAuth, MISSING_KEY_CHALLENGE, MISSING_KEY_MESSAGE } from './auth';
 import { resolveVerifierFactory, type McpConnectorOptions } from './options';
 import { createVerifyHubMcpServer } from './server';
 
@@ -27,7 +27,7 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
 
   return async (req, res, parsedBody) => {
-    const apiKey = apiKeyFromHeaders(req.headers);
+    const apiKey = engineKeyFromAuth(req as IncomingMessage & { auth?: { extra?: Record<string, unknown> } }) ?? apiKeyFromHeaders(req.headers);
     if (!apiKey) {
       res.setHeader('WWW-Authenticate', MISSING_KEY_CHALLENGE);
       return sendJsonRpcError(res, 401, -32001, MISSING_KEY_MESSAGE);
