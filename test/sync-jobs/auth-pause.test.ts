@@ -1,10 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
-import { EngineClient, createLogger } from '@verify-hub/core';
-import { ConnectorRegistry, SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
+import { EngineClient } from '@verify-hub/core';
+import type { SyncWorkers } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
-import { waitFor, waitForStatus } from './helpers';
+import { platformPipeline, waitFor, waitForStatus } from './helpers';
 
 const PORTAL = '931';
 const CONTACTS = 3000;
@@ -17,15 +16,7 @@ async function world() {
   await hubspot.start();
   const engine = new FakeEngine({ latencyMs: 5 });
   await engine.start();
-  const pipeline = new SyncPipeline({
-    redisUrl: process.env.REDIS_URL,
-    prefix: `vhauth-${randomUUID().slice(0, 8)}`,
-    secretKey: randomBytes(32).toString('base64'),
-    connectors: new ConnectorRegistry().register('hubspot', hubspotConnectorFactory),
-    chunkConcurrency: 2,
-    verifyConcurrency: 5,
-    logger: createLogger({ level: 'silent' }),
-  });
+  const pipeline = platformPipeline('vhauth', { hubspot: hubspotConnectorFactory }, { chunkConcurrency: 2, verifyConcurrency: 5 });
   const connection = (token: string) => ({
     id: `hubspot-${PORTAL}`, platform: 'hubspot', label: 'portal', createdAt: new Date().toISOString(),
     credentials: { accessToken: token }, settings: { apiBase: hubspot.url, requestsPerTenSeconds: 100_000 },
@@ -131,15 +122,7 @@ describe('a revoked Mailchimp key', () => {
     mailchimp.addMembers('mcl1', Array.from({ length: 4000 }, (_, i) => ({ email: `member.${i}@mc${i % 5}.example.com` })));
     const engine = new FakeEngine({ latencyMs: 5 });
     await engine.start();
-    const pipeline = new SyncPipeline({
-      redisUrl: process.env.REDIS_URL,
-      prefix: `vhauth-${randomUUID().slice(0, 8)}`,
-      secretKey: randomBytes(32).toString('base64'),
-      connectors: new ConnectorRegistry().register('mailchimp', mailchimpConnectorFactory),
-      chunkConcurrency: 1,
-      verifyConcurrency: 5,
-      logger: createLogger({ level: 'silent' }),
-    });
+    const pipeline = platformPipeline('vhauth', { mailchimp: mailchimpConnectorFactory }, { chunkConcurrency: 1, verifyConcurrency: 5 });
     const connection = (apiKey: string) => ({
       id: 'mailchimp-mcl1', platform: 'mailchimp', label: 'audience', createdAt: new Date().toISOString(), credentials: { apiKey },
       settings: { listId: 'mcl1', apiBase: mailchimp.apiBase, retry: { baseMs: 5, maxMs: 50 }, batchPolling: { initialMs: 10, maxMs: 50, timeoutMs: 60_000 } },

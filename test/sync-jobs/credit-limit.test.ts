@@ -1,10 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
-import { EngineClient, createLogger, type Verifier } from '@verify-hub/core';
-import { ConnectorRegistry, SyncPipeline, type SyncPipelineOptions } from '@verify-hub/sync-jobs';
+import { EngineClient, type Verifier } from '@verify-hub/core';
+import type { SyncPipelineOptions } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
-import { waitFor, waitForStatus } from './helpers';
+import { platformPipeline, waitFor, waitForStatus } from './helpers';
 
 const SIZE = 3_000;
 const CAP = 500;
@@ -31,17 +30,7 @@ async function setUp(portalId: string, options: Partial<SyncPipelineOptions> = {
       }
     },
   };
-  const pipeline = new SyncPipeline({
-    redisUrl: process.env.REDIS_URL,
-    prefix: `vhcap-${randomUUID().slice(0, 8)}`,
-    secretKey: randomBytes(32).toString('base64'),
-    connectors: new ConnectorRegistry().register('hubspot', hubspotConnectorFactory),
-    chunkConcurrency: 4,
-    verifyConcurrency: 5,
-    creditWaitMs: 100,
-    logger: createLogger({ level: 'silent' }),
-    ...options,
-  });
+  const pipeline = platformPipeline('vhcap', { hubspot: hubspotConnectorFactory }, { chunkConcurrency: 4, verifyConcurrency: 5, creditWaitMs: 100, ...options });
   const connectionId = `hubspot-${portalId}`;
   await pipeline.connections!.save({ id: connectionId, platform: 'hubspot', label: 'p', createdAt: new Date().toISOString(), credentials: { accessToken: `token-${portalId}` }, settings: { apiBase: hubspot.url } });
   return {
@@ -122,16 +111,7 @@ describe('credit limit on a multi-page platform run', () => {
     mailchimp.addMembers('capl', Array.from({ length: 4000 }, (_, i) => ({ email: `member.${i}@cap.example.com` })));
     const engine = new FakeEngine({ latencyMs: 2 });
     await engine.start();
-    const pipeline = new SyncPipeline({
-      redisUrl: process.env.REDIS_URL,
-      prefix: `vhcapmc-${randomUUID().slice(0, 8)}`,
-      secretKey: randomBytes(32).toString('base64'),
-      connectors: new ConnectorRegistry().register('mailchimp', mailchimpConnectorFactory),
-      chunkConcurrency: 4,
-      verifyConcurrency: 10,
-      creditWaitMs: 100,
-      logger: createLogger({ level: 'silent' }),
-    });
+    const pipeline = platformPipeline('vhcapmc', { mailchimp: mailchimpConnectorFactory }, { chunkConcurrency: 4, verifyConcurrency: 10, creditWaitMs: 100 });
     const workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey }) });
     try {
       await pipeline.connections!.save({

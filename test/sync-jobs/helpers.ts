@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { EngineClient } from '@verify-hub/core';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createLogger, EngineClient, type ConnectorFactory } from '@verify-hub/core';
 import { ConnectorRegistry, SyncPipeline, type RunRecord, type RunStatus, type SyncPipelineOptions } from '@verify-hub/sync-jobs';
 import { FakeEngine, type FakeEngineOptions } from '../fakes/engine';
 import { FakeSource, type FakeSourceOptions } from '../fakes/source';
@@ -35,6 +35,23 @@ export async function setup(sourceOptions: FakeSourceOptions, engineOptions: Fak
       await engine.stop();
     },
   };
+}
+
+/**
+ * A pipeline over real platform connectors (their fakes on loopback), under a unique prefix `<name>-…`
+ * with a secret key of its own (stored connections are sealed with it); `options` add to or override.
+ */
+export function platformPipeline(name: string, connectors: Record<string, ConnectorFactory>, options: Partial<SyncPipelineOptions> = {}): SyncPipeline {
+  const registry = new ConnectorRegistry();
+  for (const [platform, factory] of Object.entries(connectors)) registry.register(platform, factory);
+  return new SyncPipeline({
+    redisUrl: process.env.REDIS_URL,
+    prefix: `${name}-${randomUUID().slice(0, 8)}`,
+    secretKey: randomBytes(32).toString('base64'),
+    connectors: registry,
+    logger: createLogger({ level: 'silent' }),
+    ...options,
+  });
 }
 
 /** Polls until the run reaches one of `statuses` (generous bound; counts, not timing, are asserted). */

@@ -1,10 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
-import { EngineClient, createLogger, type ContactResult, type WriteOptions, type WriteReport } from '@verify-hub/core';
-import { ConnectorRegistry, SyncPipeline } from '@verify-hub/sync-jobs';
+import { EngineClient, type ConnectorFactory, type ContactResult, type WriteOptions, type WriteReport } from '@verify-hub/core';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
-import { waitForStatus } from './helpers';
+import { platformPipeline, waitForStatus } from './helpers';
 
 const PORTAL = '944';
 
@@ -21,7 +19,7 @@ describe('a chunk replayed after its write landed', () => {
     await engine.start();
     let writes = 0;
     // The platform applies the second batch write, then the answer is lost (a worker dying right after it).
-    const registry = new ConnectorRegistry().register('hubspot', (connection, deps) => {
+    const losesSecondAnswer: ConnectorFactory = (connection, deps) => {
       const real = hubspotConnectorFactory(connection, deps);
       return Object.assign(Object.create(real) as typeof real, {
         async write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport> {
@@ -30,15 +28,8 @@ describe('a chunk replayed after its write landed', () => {
           return report;
         },
       });
-    });
-    const pipeline = new SyncPipeline({
-      redisUrl: process.env.REDIS_URL,
-      prefix: `vhreplay-${randomUUID().slice(0, 8)}`,
-      secretKey: randomBytes(32).toString('base64'),
-      connectors: registry,
-      chunkConcurrency: 1,
-      logger: createLogger({ level: 'silent' }),
-    });
+    };
+    const pipeline = platformPipeline('vhreplay', { hubspot: losesSecondAnswer }, { chunkConcurrency: 1 });
     const workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey }) });
     try {
       await pipeline.connections!.save({ id: `hubspot-${PORTAL}`, platform: 'hubspot', label: 'p', createdAt: new Date().toISOString(), credentials: { accessToken: 'replay-token' }, settings: { apiBase: hubspot.url } });
