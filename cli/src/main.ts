@@ -4,9 +4,15 @@ import { join } from 'node:path';
 import { VerifyHubError } from '@verify-hub/core';
 import { EXIT, type RegisterCommand } from './command';
 
+/** The CLI package's version (package.json is one folder up from both src/ and dist/). */
+export function cliVersion(): string {
+  return (require(join(__dirname, '..', 'package.json')) as { version: string }).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('verify-hub')
     .description('Verify the email addresses of your contact lists: files, HubSpot, Mailchimp')
+    .version(cliVersion(), '-V, --version', 'print the version of verify-hub')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   const dir = join(__dirname, 'commands');

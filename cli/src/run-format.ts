@@ -1,4 +1,14 @@
+import { averageEtaMs, durationWords, progressFigure, progressWords } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
+
+/** "2,100 of 5,000 (42 %), about 3 min left" against the total known at start; "2,100 so far" without one. */
+export function progressLine(run: RunRecord, now = Date.now()): string {
+  const c = run.counters;
+  const figure = progressFigure({ done: c.written + c.unchanged + c.failed + c.skipped, seen: c.pulled + c.skipped, expectedTotal: run.expectedTotal, finished: run.status === 'completed' });
+  // One reading has no recent rate: the ETA is from the average rate since the run started.
+  const eta = run.status === 'running' && figure.percent !== undefined ? averageEtaMs(figure.done, figure.total, run.startedAt, now) : undefined;
+  return `${progressWords(figure)}${eta !== undefined ? `, about ${durationWords(eta)} left` : ''}`;
+}
 
 /** How a run is shown: one line in a list, a block for one run. Never holds a secret (records have none). */
 export function runLine(run: RunRecord): string {
@@ -13,6 +23,7 @@ export function runBlock(run: RunRecord): string {
     `status     ${run.status}${run.statusReason ? `: ${run.statusReason}` : ''}`,
     `source     ${run.platform}${run.connectionId ? ` (connection ${run.connectionId})` : ''}, scope ${run.scope}`,
     `options    ${JSON.stringify(run.options)}`,
+    `progress   ${progressLine(run)}`,
     `contacts   ${c.pulled} pulled, ${c.skipped} skipped by the source${c.unreadable ? ` (${c.unreadable} could not be read)` : ''}`,
     `results    ${c.verified} verified, ${c.cached} from cache, ${c.rejected ?? 0} rejected, ${c.unknown} unknown`,
     `writes     ${c.written} written, ${c.unchanged} unchanged, ${c.failed} failed`,

@@ -106,6 +106,12 @@ export interface Connector {
    * is started or scheduled, so a bad scope is refused at once instead of failing the run later.
    */
   checkScope?(scope: Scope): void;
+  /**
+   * How many records `pull(scope)` will read in all, when the source can say cheaply (a file's row
+   * count, a platform's list total): the denominator of a run's progress. Undefined when unknown;
+   * an estimate, never a promise (records may come or go while a run pages).
+   */
+  estimateTotal?(scope: Scope): Promise<number | undefined>;
 }
 
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */

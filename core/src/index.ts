@@ -14,3 +14,4 @@ export * from './config';
 export * from './logger';
 export * from './connection';
 export * from './plain-words';
+export * from './progress';

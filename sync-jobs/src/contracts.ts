@@ -46,6 +46,8 @@ export interface StartRunRequest {
   /** `all`, `list:<id>`, `changed-since:<ISO>`, `audience:<id>`, `file:<path>`, ... */
   scope: string;
   options?: RunOptions;
+  /** Records the run will read, when the caller already counted them (a file's preview): else the connector is asked. */
+  expectedTotal?: number;
 }
 
 export interface RunRecord {
@@ -63,6 +65,8 @@ export interface RunRecord {
   counters: RunCounters;
   /** Credits the run is expected to cost (addresses not in the cache), when estimated. */
   estimatedCredits?: number;
+  /** Records the run is expected to read, known when it started (a file's rows, a platform's total): the progress denominator. */
+  expectedTotal?: number;
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;

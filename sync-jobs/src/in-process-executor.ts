@@ -23,7 +23,7 @@ export interface InProcessRunOptions {
   /** Called after each page is written, in page order, with its outcome (the queue records it). */
   onPage?: (page: { index: number; contacts: number; skipped: number; unreadable: number }, outcome: ChunkOutcome) => Promise<void>;
   /** Called after each page is written, and for every verification (for a progress bar). */
-  onProgress?: (progress: { counters: Required<RunCounters>; pages: number; verifiedNow: number }) => void;
+  onProgress?: (progress: { counters: Required<RunCounters>; pages: number; verifiedNow: number; creditsNow: number }) => void;
 }
 
 export interface InProcessRunResult {
@@ -48,10 +48,12 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
   let reserved = 0;
   let pages = 0;
   let verifiedNow = 0;
+  // Billable results as they arrive: `counters.credits` moves only when a page is done (a file is one or two pages).
+  let creditsNow = 0;
   let previousWrite: Promise<void> = Promise.resolve();
   let cursor: string | undefined;
 
-  const report = () => options.onProgress?.({ counters, pages, verifiedNow });
+  const report = () => options.onProgress?.({ counters, pages, verifiedNow, creditsNow });
 
   do {
     if (options.signal?.aborted) break;
@@ -90,8 +92,9 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
         collectReport: options.collectReport,
         signal: options.signal,
         beforeWrite: () => myTurn,
-        onVerified: () => {
+        onVerified: (v) => {
           verifiedNow++;
+          if (v.billable) creditsNow++;
           report();
         },
       },

@@ -202,9 +202,29 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     await this.checkRequest(request);
-    const run = await this.store.create(request);
+    const run = await this.store.create(request, { expectedTotal: await this.expectedTotal(request) });
     await this.enqueuePager(run.id, 0);
     return run;
+  }
+
+  /**
+   * The progress denominator, when the connector can give it cheaply (a file's rows, a platform's
+   * list total): asked once at start, within a few seconds; any failure only means "n so far".
+   */
+  private async expectedTotal(request: StartRunRequest): Promise<number | undefined> {
+    if (request.expectedTotal !== undefined) return request.expectedTotal;
+    const scope = parseScope(request.scope);
+    if (scope.kind === 'recheck') return undefined;
+    try {
+      const connector = await this.connectorFor(request.platform, request.connectionId);
+      if (!connector.estimateTotal) return undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 5000)));
+      const total = await Promise.race([connector.estimateTotal(scope).catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+      return typeof total === 'number' && Number.isFinite(total) && total >= 0 ? Math.floor(total) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** What a run needs before it is started or scheduled; InputError naming the field otherwise. */
@@ -214,6 +234,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (typeof request.scope !== 'string' || !request.scope.trim()) throw new InputError('scope', 'is required (for example all, list:<id>)');
     const max = request.options?.maxCredits;
     if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
+    const total = request.expectedTotal;
+    if (total !== undefined && (!Number.isInteger(total) || total < 0)) throw new InputError('expectedTotal', 'must be a whole number >= 0');
     if (request.connectionId && !(await this.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
     await this.checkScope(request);
   }

@@ -149,7 +149,7 @@ export class RunStore {
     await m.exec();
   }
 
-  async create(request: StartRunRequest, extra: { estimatedCredits?: number } = {}): Promise<RunRecord> {
+  async create(request: StartRunRequest, extra: { estimatedCredits?: number; expectedTotal?: number } = {}): Promise<RunRecord> {
     const id = `run_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
     const createdAt = new Date().toISOString();
     const fields: Record<string, string> = {
@@ -165,6 +165,7 @@ export class RunStore {
     };
     if (request.connectionId) fields.connectionId = request.connectionId;
     if (extra.estimatedCredits !== undefined) fields.estimatedCredits = String(extra.estimatedCredits);
+    if (extra.expectedTotal !== undefined) fields.expectedTotal = String(extra.expectedTotal);
     for (const name of COUNTER_NAMES) fields[counterField(name)] = '0';
     await this.redis
       .multi()
@@ -375,6 +376,7 @@ function toRecord(h: Record<string, string>): RunRecord {
   if (h.resumeAt) run.resumeAt = Number(h.resumeAt);
   if (h.cursor) run.cursor = h.cursor;
   if (h.estimatedCredits) run.estimatedCredits = Number(h.estimatedCredits);
+  if (h.expectedTotal) run.expectedTotal = Number(h.expectedTotal);
   if (h.startedAt) run.startedAt = h.startedAt;
   if (h.finishedAt) run.finishedAt = h.finishedAt;
   return run;

@@ -167,6 +167,72 @@ describe('verify-hub CLI', () => {
     expect(stderr).toContain('worker stopped');
   }, 80_000);
 
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'cli', 'package.json'), 'utf8')) as { version: string };
+    const r = await cli('--version');
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe(version);
+  });
+
+  it('clean on a terminal: the bar moves as rows are verified and its last line shows 100 % and the credits spent', async () => {
+    const input = join(dir, 'bar.csv');
+    writeFileSync(input, 'email\nada@example.com\ninvalid.bob@example.org\nrisky.cy@example.net\nnot-an-address\nada@example.com\n');
+    const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    try {
+      const r = await cli('clean', input, '--dry-run');
+      expect(r.code).toBe(0);
+      const drawn = r.err.split('\r').filter((s) => s.startsWith('verifying'));
+      expect(drawn.length).toBeGreaterThan(0);
+      const last = drawn.at(-1)!;
+      expect(last).toMatch(/100 % \| 5\/5 \| 3 credits/);
+      // Never 100 % before the last line.
+      expect(drawn.slice(0, -1).some((s) => s.includes('100 %'))).toBe(false);
+    } finally {
+      if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
+      else delete (process.stderr as { isTTY?: boolean }).isTTY;
+    }
+  });
+
+  it('clean on a terminal with the local engine: the DNS note goes above the bar, which goes on to 100 %', async () => {
+    const input = join(dir, 'dns-bar.csv');
+    writeFileSync(input, `email\n${Array.from({ length: 30 }, (_, i) => `p${i}@made-up-domain-${i}-5678.com`).join('\n')}\n`);
+    delete process.env.ENGINE_URL;
+    delete process.env.ENGINE_API_KEY;
+    process.env.ENGINE_DNS_SERVERS = '127.0.0.1:1';
+    const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    try {
+      const r = await cli('clean', input, '--dry-run');
+      expect(r.code).toBe(0);
+      const note = r.err.indexOf('DNS cannot reach the internet');
+      expect(note).toBeGreaterThan(-1);
+      const after = r.err.slice(note).split('\r').filter((s) => s.startsWith('verifying'));
+      expect(after.at(-1)).toMatch(/100 % \| 30\/30 \| 0 credits/);
+    } finally {
+      if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
+      else delete (process.stderr as { isTTY?: boolean }).isTTY;
+      process.env.ENGINE_URL = engine.url;
+      process.env.ENGINE_API_KEY = engine.apiKey;
+      delete process.env.ENGINE_DNS_SERVERS;
+    }
+  });
+
+  it('serve prints the dashboard\'s address on start', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--no-workers'], {
+      env: { ...process.env, VERIFY_HUB_FROM_SOURCE: '1', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const printed = new Promise<void>((resolve) => child.stderr.on('data', (d) => ((stderr += String(d)), /verify-hub is running/.test(stderr) && resolve())));
+    await Promise.race([printed, exited]);
+    child.kill('SIGTERM');
+    expect(stderr).toMatch(/verify-hub is running: open http:\/\/localhost:\d+\//);
+    await exited;
+  }, 80_000);
+
   it('the bin itself exits 2 on a bad argument', () => {
     const run = spawnSync(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'clean'], { encoding: 'utf8', env: { ...saved, ENGINE_URL: '', ENGINE_API_KEY: '' }, timeout: 60_000 });
     expect(run.status).toBe(2);

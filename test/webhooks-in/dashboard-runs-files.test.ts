@@ -20,7 +20,7 @@ describe('dashboard API: run pause and breakdown', () => {
     const run = await h.runs.start({ platform: 'hubspot', connectionId: 'hubspot-1', scope: 'all' });
     const paused = await request(h.hub.app).post(`/api/runs/${run.id}/pause`).set(bearer);
     expect(paused.status).toBe(200);
-    expect(paused.body).toMatchObject({ id: run.id, status: 'paused', statusReason: 'paused by a user', progress: { percent: 0 } });
+    expect(paused.body).toMatchObject({ id: run.id, status: 'paused', statusReason: 'paused by a user', progress: { done: 0, pulled: 0 } });
     const again = await request(h.hub.app).post(`/api/runs/${run.id}/pause`).set(bearer);
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ code: 'INVALID_INPUT', field: 'id' });
@@ -142,7 +142,7 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     expect(res.status).toBe(202);
     const runId = res.body.run.id as string;
     expect(res.headers.location).toBe(`/api/runs/${runId}`);
-    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: 'file:start.csv', options: { maxCredits: 100 }, progress: { percent: 0 } });
+    expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: 'file:start.csv', options: { maxCredits: 100 }, expectedTotal: 6, progress: { total: 6, percent: 0 } }); // the preview's rows: the progress total from the start
     expect(res.body.upload).toEqual({ id, name: 'start.csv', bytes: Buffer.byteLength(csv), rows: 6, columns: ['Name', 'Work email', 'Home email'], emailColumn: 'Work email' });
     expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, rejected: `/api/runs/${runId}/files/rejected`, summary: `/api/runs/${runId}/files/summary` });
     expect(JSON.stringify(res.body)).not.toContain(h.uploadDir);

@@ -25,6 +25,7 @@ export class FakeRunService implements RunService {
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     const run: RunRecord = { id: `run-${randomUUID()}`, platform: request.platform, connectionId: request.connectionId, scope: request.scope, options: request.options ?? {}, status: 'queued', counters: { ...ZERO }, createdAt: new Date().toISOString() };
+    if (request.expectedTotal !== undefined) run.expectedTotal = request.expectedTotal;
     this.runs.set(run.id, run);
     if (this.work) {
       const job = this.execute(run);

@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { parseScope } from '@verify-hub/core';
+import { RateTracker, averageEtaMs, parseScope, progressFigure } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
 export interface RunProgress {
@@ -7,8 +7,26 @@ export interface RunProgress {
   done: number;
   /** Contacts read from the source so far (the denominator while the source is still being paged). */
   pulled: number;
-  /** 0..100; 100 once the run completed. */
-  percent: number;
+  /** What the run is expected to read in all, known up front (a file's rows, a platform's total): absent when the source gives none. */
+  total?: number;
+  /** 0..100 against `total`, never 100 before the run finished, never going back; absent when no total is known ("n so far"). */
+  percent?: number;
+  /** Seconds left at the recent rate (one-minute weighted), while the run is running and a total is known. */
+  etaSeconds?: number;
+}
+
+/** The recent rate of each live run, fed by every view of it (the dashboard's polls and events): for the ETA. */
+const rates = new Map<string, RateTracker>();
+const MAX_TRACKED = 1000;
+
+function rateOf(id: string): RateTracker {
+  let tracker = rates.get(id);
+  if (!tracker) {
+    if (rates.size >= MAX_TRACKED) rates.delete(rates.keys().next().value!);
+    tracker = new RateTracker();
+    rates.set(id, tracker);
+  }
+  return tracker;
 }
 
 /**
@@ -25,11 +43,22 @@ function withoutServerPaths(run: RunRecord): RunRecord {
 }
 
 /** A run as the admin API shows it: the record (no server path) plus a progress figure computed from its counters. */
-export function runView(record: RunRecord): RunRecord & { progress: RunProgress } {
+export function runView(record: RunRecord, now = Date.now()): RunRecord & { progress: RunProgress } {
   const run = withoutServerPaths(record);
   const c = run.counters;
   // written + unchanged + failed = pulled once every contact is through (sync-jobs README); skipped is outside pulled.
   const done = c.written + c.unchanged + c.failed;
-  const percent = run.status === 'completed' ? 100 : c.pulled > 0 ? Math.min(99, Math.floor((done / c.pulled) * 100)) : 0;
-  return { ...run, progress: { done, pulled: c.pulled, percent } };
+  const finished = run.status === 'completed';
+  // Against a total known up front, records the source skipped are settled too (a file's blank rows count in its rows).
+  const figure = progressFigure({ done: done + c.skipped, seen: c.pulled + c.skipped, expectedTotal: run.expectedTotal, finished });
+  const progress: RunProgress = { done, pulled: c.pulled };
+  if (figure.total !== undefined && run.expectedTotal !== undefined) progress.total = figure.total;
+  if (figure.percent !== undefined && (run.expectedTotal !== undefined || finished)) progress.percent = figure.percent;
+  if (run.status === 'running' && figure.total !== undefined && figure.percent !== undefined) {
+    const tracker = rateOf(run.id);
+    const settled = tracker.observe(figure.done, now);
+    const eta = tracker.etaMs(figure.total - settled) ?? averageEtaMs(settled, figure.total, run.startedAt, now);
+    if (eta !== undefined) progress.etaSeconds = Math.round(eta / 1000);
+  } else if (run.status !== 'running') rates.delete(run.id);
+  return { ...run, progress };
 }

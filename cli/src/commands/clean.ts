@@ -4,7 +4,6 @@ import type { FileSummary, RemovableRisk } from '@verify-hub/connector-file';
 import type { InProcessRunResult } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
 import { positiveInt, riskList } from '../options';
-import { createProgress } from '../progress';
 
 // The file connector's removable risks, kept here so `--help` loads no parser library.
 const REMOVABLE_RISKS = ['invalid', 'risky', 'unknown'] as const satisfies readonly RemovableRisk[];
@@ -58,6 +57,7 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   const { FileConnector } = await import('@verify-hub/connector-file');
   const { runInProcess } = await import('@verify-hub/sync-jobs');
   const { engineFromConfig } = await import('../engine-from-config');
+  const { createProgress } = await import('../progress');
   const config = loadConfig();
   if (!existsSync(file)) throw new InputError('file', `${file} does not exist`);
   const engine = engineFromConfig(config);
@@ -75,22 +75,21 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   const inspection = await connector.inspect();
   console.error(`verify-hub: ${inspection.rowCount} rows in ${file}, email column "${inspection.emailColumn}", using the ${engine.label}`);
 
-  let dnsNoticeShown = false;
-  const dnsNotice = () => {
-    if (dnsNoticeShown) return;
-    dnsNoticeShown = true;
-    progress.stop();
-    console.error(
+  // The note goes above the bar, which goes on below it (stopping the bar for it froze it for the rest of the run).
+  const progress = createProgress('verifying', inspection.rowCount, options.progress);
+  engine.local?.once('dns-unavailable', () =>
+    progress.note(
       'verify-hub: note: DNS cannot reach the internet from this machine, so the local engine cannot look up mail servers.\n' +
         '  Addresses it cannot decide without DNS are reported as unknown (reason dns_unavailable); syntax, disposable and\n' +
         '  role checks still apply. Run again where DNS works, or set ENGINE_URL and ENGINE_API_KEY to use a hosted engine.',
-    );
-  };
-  const progress = createProgress('verifying', inspection.rowCount, options.progress);
-  engine.local?.once('dns-unavailable', dnsNotice);
+    ),
+  );
 
   const started = Date.now();
-  let result: InProcessRunResult;
+  let result: InProcessRunResult | undefined;
+  // Settled rows (written, unchanged, failed, skipped) move by page; rows verified move one by one, so the bar moves with the engine.
+  const doneOf = (c: InProcessRunResult['counters'], verifiedNow: number) => Math.max(c.written + c.unchanged + c.failed + c.skipped, Math.min(verifiedNow, inspection.rowCount));
+  const creditsWords = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'credit' : 'credits'}`;
   try {
     result = await runInProcess({
       connector,
@@ -99,12 +98,11 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
       cache: new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS }),
       writeOptions: { dryRun: options.dryRun },
       verifyConcurrency: options.concurrency ?? config.ENGINE_CONCURRENCY ?? 10,
-      onProgress: ({ counters, verifiedNow }) => {
-        if (!dnsNoticeShown) progress.update(Math.max(counters.written + counters.unchanged + counters.failed, Math.min(verifiedNow, inspection.rowCount)), `${counters.credits} credits`);
-      },
+      onProgress: ({ counters, verifiedNow, creditsNow }) => progress.update(doneOf(counters, verifiedNow), creditsWords(Math.max(counters.credits, creditsNow))),
     });
+    progress.update(doneOf(result.counters, 0), creditsWords(result.counters.credits));
   } finally {
-    progress.stop();
+    progress.stop(result !== undefined && !result.stopped);
   }
   const summary = await connector.finish({ credits: result.counters.credits });
   printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local');

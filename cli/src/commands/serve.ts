@@ -126,6 +126,13 @@ function httpOnlyVerifier(config: Config, logger: Logger): Verifier | undefined 
   }
 }
 
+/** The address to open: HUB_PUBLIC_URL when set, else the listening one, with localhost for "every interface". */
+export function dashboardUrl(listening: string, publicUrl?: string): string {
+  if (publicUrl) return publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`;
+  const local = listening.replace(/^http:\/\/(?:0\.0\.0\.0|::|\[::\]|127\.0\.0\.1|::1|\[::1\])(?=:\d+$)/, 'http://localhost');
+  return `${local}/`;
+}
+
 /** HUB_TRUST_PROXY: `true`/`false`, a hop count, or addresses/CIDRs (Express's `trust proxy`). */
 function trustProxySetting(value: string | undefined): boolean | number | string {
   if (value === undefined || value === 'false') return false;
@@ -144,6 +151,8 @@ export function register(program: Command): void {
     .action(async (opts: { port?: number; host?: string; workers: boolean }) => {
       const config = loadConfig(process.env);
       const running = await startServe(config, { port: opts.port, host: opts.host, workers: opts.workers });
+      // For the person who started it: on stderr, so stdout stays one JSON log line per event for log collectors.
+      console.error(`verify-hub is running: open ${dashboardUrl(running.url, config.HUB_PUBLIC_URL)}`);
       await untilSignal(() => running.close());
     });
 }

@@ -86,7 +86,8 @@ async function sync(platform: string, options: SyncOptions): Promise<number> {
 /** Polls the run until it ends or pauses; Ctrl-C stops following (the run goes on in the workers). */
 async function follow(pipeline: SyncPipeline, id: string, showProgress: boolean, working: boolean): Promise<RunRecord> {
   const { createProgress } = await import('../progress');
-  const bar = createProgress('syncing', 1, showProgress);
+  const bar = createProgress('syncing', undefined, showProgress);
+  let finished = false;
   let interrupted = false;
   const onSigint = () => (interrupted = true);
   process.once('SIGINT', onSigint);
@@ -96,8 +97,10 @@ async function follow(pipeline: SyncPipeline, id: string, showProgress: boolean,
     for (;;) {
       const run = (await pipeline.get(id))!;
       const c = run.counters;
-      const done = c.written + c.unchanged + c.failed;
-      bar.update(done, `${c.verified} verified, ${c.cached} cached, ${c.credits} credits`, Math.max(c.pulled, done, 1));
+      const done = c.written + c.unchanged + c.failed + c.skipped;
+      // Against the total the source gave at start (a file's rows, ...); without one, "n so far" and no percentage.
+      bar.update(done, `${c.verified} verified, ${c.cached} cached, ${c.credits} credits`, run.expectedTotal);
+      finished = run.status === 'completed';
       if (['completed', 'failed', 'cancelled', 'paused'].includes(run.status)) return run;
       if (interrupted) {
         console.error(`\nverify-hub: stopped following; the run goes on. Check it with: verify-hub runs ${id}`);
@@ -110,7 +113,7 @@ async function follow(pipeline: SyncPipeline, id: string, showProgress: boolean,
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
-    bar.stop();
+    bar.stop(finished);
     process.off('SIGINT', onSigint);
   }
 }

@@ -141,6 +141,12 @@ export class FileConnector implements Connector {
     return (await this.layout()).info;
   }
 
+  /** The file's data rows (from the same pass as `inspect()`): a run's progress total, known before the first page. */
+  async estimateTotal(scope: Scope): Promise<number | undefined> {
+    if (scope.kind === RECHECK_SCOPE) return undefined;
+    return (await this.layout()).info.rowCount;
+  }
+
   /** Pages through the file; calls are taken one at a time (they share one reader). */
   pull(scope: Scope, cursor?: string): Promise<Page> {
     const page = this.pulling.then(() => this.pullPage(scope, cursor));

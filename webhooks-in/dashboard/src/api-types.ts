@@ -36,7 +36,9 @@ export interface RunView {
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;
-  progress: { done: number; pulled: number; percent: number };
+  expectedTotal?: number;
+  /** `total` and `percent` only against a total known at start (a file's rows); `percent` never 100 before the end. */
+  progress: { done: number; pulled: number; total?: number; percent?: number; etaSeconds?: number };
 }
 
 export type Risk = 'safe' | 'risky' | 'invalid' | 'unknown';

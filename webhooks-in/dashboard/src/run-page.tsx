@@ -84,19 +84,23 @@ export function RunPage({ id }: { id: string }) {
               {run.statusReason && <span class="muted"> — {run.statusReason}</span>}
               {run.status === 'paused' && run.resumeAt && <span class="muted"> (resumes {formatRelative(run.resumeAt, now)})</span>}
             </p>
-            <div
-              class="progressbar"
-              role="progressbar"
-              aria-label="Progress"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={run.progress.percent}
-              aria-valuetext={`${run.progress.percent}%: ${run.progress.done} of ${run.progress.pulled} contacts done`}
-            >
-              <div class="progressbar-fill" style={{ width: `${run.progress.percent}%` }} />
-            </div>
-            <p class="muted small">
-              {run.progress.percent} % — {formatNumber(run.progress.done)} of {formatNumber(run.progress.pulled)} contacts done
+            {run.progress.percent !== undefined ? (
+              <div
+                class="progressbar"
+                role="progressbar"
+                aria-label="Progress"
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={run.progress.percent}
+                aria-valuetext={`${run.progress.percent}%: ${progressText(run.progress)}`}
+              >
+                <div class="progressbar-fill" style={{ width: `${run.progress.percent}%` }} />
+              </div>
+            ) : null}
+            <p class="muted small" data-testid="run-progress">
+              {run.progress.percent !== undefined ? `${run.progress.percent} % — ` : ''}
+              {progressText(run.progress)}
+              {run.status === 'running' && run.progress.etaSeconds !== undefined ? ` — about ${etaText(run.progress.etaSeconds)} left` : ''}
             </p>
           </section>
 
@@ -256,4 +260,15 @@ function Results({ breakdown }: { breakdown: RunBreakdown }) {
       )}
     </section>
   );
+}
+
+/** "2,100 of 5,000 contacts done" against the total known at start; "2,100 contacts done so far" without one (a platform that gives no total). */
+function progressText(progress: RunView['progress']): string {
+  return progress.total !== undefined ? `${formatNumber(progress.done)} of ${formatNumber(progress.total)} contacts done` : `${formatNumber(progress.done)} contacts done so far`;
+}
+
+function etaText(seconds: number): string {
+  if (seconds < 60) return `${Math.max(1, seconds)} s`;
+  const min = Math.round(seconds / 60);
+  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }

@@ -102,9 +102,9 @@ export function RunsPage() {
                   <td>{runDuration(run, now) ?? '—'}</td>
                   <td class="progress-cell">
                     <span class="mini-bar" aria-hidden="true">
-                      <span class="mini-fill" style={{ width: `${run.progress.percent}%` }} />
+                      <span class="mini-fill" style={{ width: `${run.progress.percent ?? 0}%` }} />
                     </span>{' '}
-                    {run.progress.percent} %
+                    {run.progress.percent !== undefined ? `${run.progress.percent} %` : `${run.progress.done} so far`}
                   </td>
                   <td class="num">{run.counters.pulled}</td>
                   <td class="num">{run.counters.verified}</td>

@@ -259,6 +259,8 @@ export function fileRoutes(options: FileRoutesOptions): Router {
         connectionId: record.id,
         scope: `file:${settings.input}`,
         options: { dryRun: choices.dryRun ? true : undefined, maxCredits: choices.maxCredits, freshnessDays: choices.freshnessDays },
+        // The preview's row count: the run's progress total from its first reading.
+        expectedTotal: inspection.rowCount,
       });
       await store().save({ ...record, settings: { ...settings, runId: run.id } });
       return { run, upload: await uploadView(uploadId, record, inspection) };

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileConnectorFactory } from '@verify-hub/connector-file';
+import { SecretBox } from '@verify-hub/core';
+import { Keys, RedisConnectionStore, createRedis } from '@verify-hub/sync-jobs';
+import { runView } from '../../webhooks-in/src/run-view';
+import { setup } from './helpers';
+
+describe('a file run\'s progress', () => {
+  it('has the file\'s 5,000 rows as its total from the first reading; the percentage never goes back and reaches 100 only at completion', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vh-file-progress-'));
+    const prefix = `vhtest-${randomUUID().slice(0, 8)}`;
+    const redis = createRedis(process.env.REDIS_URL!);
+    const store = new RedisConnectionStore(redis, new Keys(prefix), new SecretBox('y'.repeat(40)));
+    const t = await setup({ size: 1 }, { latencyMs: 1 }, { prefix, connections: store });
+    t.registry.register('file', fileConnectorFactory);
+    const input = join(dir, 'big.csv');
+    // Every 100th row has no address: skipped by the source, still one of the file's rows.
+    const rows = Array.from({ length: 5_000 }, (_, i) => (i % 100 === 50 ? `,blank ${i}` : `p${i}@example.com,row ${i}`));
+    writeFileSync(input, `email,note\n${rows.join('\n')}\n`);
+    await store.save({ id: 'file-big', platform: 'file', label: 'big.csv', createdAt: new Date().toISOString(), credentials: {}, settings: { input, pageSize: 250 } });
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'file', connectionId: 'file-big', scope: `file:${input}` });
+      expect(run.expectedTotal).toBe(5_000);
+      const readings = [runView(run).progress];
+      expect(readings[0]).toMatchObject({ total: 5_000, percent: 0 });
+      for (;;) {
+        const now = (await t.pipeline.get(run.id))!;
+        readings.push(runView(now).progress);
+        if (['completed', 'failed', 'paused', 'cancelled'].includes(now.status)) {
+          expect(now.status).toBe('completed');
+          break;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      for (const r of readings) expect(r.total).toBe(5_000);
+      const percents = readings.map((r) => r.percent!);
+      for (let i = 1; i < percents.length; i++) expect(percents[i]).toBeGreaterThanOrEqual(percents[i - 1]!);
+      expect(percents.slice(0, -1).every((p) => p < 100)).toBe(true);
+      expect(percents.at(-1)).toBe(100);
+      expect(percents.some((p) => p > 0 && p < 100)).toBe(true); // it was seen moving, not jumping 0 -> 100
+    } finally {
+      await workers.close();
+      await t.done();
+      await redis.quit();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
