@@ -7,7 +7,7 @@ export interface RunProgress {
   done: number;
   /** Contacts read from the source so far (the denominator while the source is still being paged). */
   pulled: number;
-  /** What the run is expected to read in all, known up front (a file's rows, a platform's total): absent when the source gives none. */
+  /** The contacts the run is expected to go through, from a total known up front (a file's rows, less rows skipped so far): absent when the source gives none, until the run completed. */
   total?: number;
   /** 0..100 against `total`, never 100 before the run finished, never going back; absent when no total is known ("n so far"). */
   percent?: number;
@@ -49,11 +49,13 @@ export function runView(record: RunRecord, now = Date.now()): RunRecord & { prog
   // written + unchanged + failed = pulled once every contact is through (sync-jobs README); skipped is outside pulled.
   const done = c.written + c.unchanged + c.failed;
   const finished = run.status === 'completed';
-  // Against a total known up front, records the source skipped are settled too (a file's blank rows count in its rows).
-  const figure = progressFigure({ done: done + c.skipped, seen: c.pulled + c.skipped, expectedTotal: run.expectedTotal, finished });
+  // The total counts contacts: the rows known up front less those the source skipped so far (a file's blank rows), so it
+  // can only shrink while done only grows (the percentage never goes back), and a finished run reads "N of N".
+  const expected = run.expectedTotal === undefined ? undefined : Math.max(0, run.expectedTotal - c.skipped);
+  const figure = progressFigure({ done, seen: c.pulled, expectedTotal: expected, finished });
   const progress: RunProgress = { done, pulled: c.pulled };
-  if (figure.total !== undefined && run.expectedTotal !== undefined) progress.total = figure.total;
-  if (figure.percent !== undefined && (run.expectedTotal !== undefined || finished)) progress.percent = figure.percent;
+  if (figure.total !== undefined) progress.total = figure.total;
+  if (figure.percent !== undefined) progress.percent = figure.percent;
   if (run.status === 'running' && figure.total !== undefined && figure.percent !== undefined) {
     const tracker = rateOf(run.id);
     const settled = tracker.observe(figure.done, now);

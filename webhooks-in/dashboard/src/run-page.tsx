@@ -84,19 +84,18 @@ export function RunPage({ id }: { id: string }) {
               {run.statusReason && <span class="muted"> — {run.statusReason}</span>}
               {run.status === 'paused' && run.resumeAt && <span class="muted"> (resumes {formatRelative(run.resumeAt, now)})</span>}
             </p>
-            {run.progress.percent !== undefined ? (
-              <div
-                class="progressbar"
-                role="progressbar"
-                aria-label="Progress"
-                aria-valuemin={0}
-                aria-valuemax={100}
-                aria-valuenow={run.progress.percent}
-                aria-valuetext={`${run.progress.percent}%: ${progressText(run.progress)}`}
-              >
-                <div class="progressbar-fill" style={{ width: `${run.progress.percent}%` }} />
-              </div>
-            ) : null}
+            {/* Without a total known up front (a platform that gives none) the bar is indeterminate: no value, no invented percentage. */}
+            <div
+              class="progressbar"
+              role="progressbar"
+              aria-label="Progress"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={run.progress.percent}
+              aria-valuetext={run.progress.percent !== undefined ? `${run.progress.percent}%: ${progressText(run.progress)}` : progressText(run.progress)}
+            >
+              <div class="progressbar-fill" style={{ width: `${run.progress.percent ?? 0}%` }} />
+            </div>
             <p class="muted small" data-testid="run-progress">
               {run.progress.percent !== undefined ? `${run.progress.percent} % — ` : ''}
               {progressText(run.progress)}
