@@ -1,4 +1,4 @@
-import { averageEtaMs, durationWords, progressFigure, progressWords } from '@verify-hub/core';
+import { averageEtaMs, durationWords, ledgerLines, progressFigure, progressWords, type Ledger } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
 /** "2,100 of 5,000 (42 %), about 3 min left" against the total known at start; "2,100 so far" without one. */
@@ -32,4 +32,9 @@ export function runBlock(run: RunRecord): string {
   ];
   if (run.resumeAt) lines.push(`resumes    not before ${new Date(run.resumeAt).toISOString()}`);
   return lines.join('\n');
+}
+
+/** The run's ledger in plain words, one line per category with rows (the same counts as the run page). */
+export function ledgerBlock(ledger: Ledger): string {
+  return [`ledger     ${ledger.total.toLocaleString('en-US')} contacts, each in exactly one category:`, ...ledgerLines(ledger).map((line) => `  ${line}`)].join('\n');
 }

@@ -31,7 +31,58 @@ export const REASON_WORDS: Readonly<Record<string, string>> = {
   undeliverable: 'the address cannot receive mail',
   risky: 'some signals make delivery or engagement uncertain',
   unknown: 'no verdict was reached',
+  // The hub's own reasons: results it made without an engine answer, and rows it could not take.
+  not_checked: 'not verified: the run stopped before this address (credit limit, quota or a stop); no credit spent',
+  dns_unavailable: 'the mail server could not be reached from this server (its DNS lookups fail); no credit spent; re-check later',
+  no_email: 'the row has no email address, so there was nothing to check',
+  unreadable: 'the row could not be read (broken quoting or characters); it is in the rejected-rows file with its line',
+  write_failed: 'the result could not be written back; the next run tries again',
 };
+
+/**
+ * The one ledger of a run: every contact (a row of a file, duplicates included) lands in exactly one
+ * of these, its final category (a re-check moves a row from unknown to its new one). The run page,
+ * the CLI summaries, summary.json and the files are all counted from it, so they agree to the row.
+ */
+export const LEDGER_CATEGORIES = ['safe', 'risky', 'invalid', 'unknown', 'not_checked', 'unreadable', 'write_failed'] as const;
+export type LedgerCategory = (typeof LEDGER_CATEGORIES)[number];
+/** Rows per category; `total` is their sum (every row once). */
+export type Ledger = Record<LedgerCategory, number> & { total: number };
+
+export function emptyLedger(): Ledger {
+  return { safe: 0, risky: 0, invalid: 0, unknown: 0, not_checked: 0, unreadable: 0, write_failed: 0, total: 0 };
+}
+
+/** The ledger category of a result: an unknown the run never asked the engine about (`not_checked`) is "not checked". */
+export function ledgerCategory(risk: 'safe' | 'risky' | 'invalid' | 'unknown', reason?: string): LedgerCategory {
+  return risk === 'unknown' && reason === 'not_checked' ? 'not_checked' : risk;
+}
+
+/** A plain label and a one-line explanation per ledger category, for every surface that shows the counts. */
+export const CATEGORY_WORDS: Readonly<Record<LedgerCategory, { label: string; explanation: string }>> = {
+  safe: { label: 'Safe', explanation: 'the mailbox exists and accepts mail; send to it' },
+  risky: { label: 'Risky', explanation: 'delivery is uncertain (catch-all domain, disposable or role address); send with care' },
+  invalid: { label: 'Invalid', explanation: 'the address cannot receive mail; removed from the cleaned file' },
+  unknown: { label: 'Unknown', explanation: 'no verdict could be reached (the mail server did not answer or could not be reached); no credit spent; re-check later' },
+  not_checked: { label: 'Not checked', explanation: 'not verified: the credit limit or a stop came first, or the row has no address; no credit spent' },
+  unreadable: { label: 'Could not be read', explanation: 'the row is broken in the file; listed in the rejected-rows file with its line and reason' },
+  write_failed: { label: 'Failed to write', explanation: 'verified, but the result could not be written back' },
+};
+
+/**
+ * One line per category with rows, e.g. `Unknown (1,764): the mail server could not be reached from this
+ * server ...`. `reasons` (counts by reason code per category) makes the line say why, in REASON_WORDS,
+ * when one reason accounts for every row of the category.
+ */
+export function ledgerLines(ledger: Ledger, reasons: Partial<Record<LedgerCategory, Readonly<Record<string, number>>>> = {}): string[] {
+  return LEDGER_CATEGORIES.filter((c) => ledger[c] > 0).map((c) => {
+    const counts = Object.entries(reasons[c] ?? {}).filter(([, n]) => n > 0);
+    const only = counts.length === 1 && counts[0]![1] === ledger[c] ? REASON_WORDS[counts[0]![0]] : undefined;
+    let why = only ?? CATEGORY_WORDS[c].explanation;
+    if (only && c === 'unknown' && !only.includes('re-check')) why += '; no credit spent; re-check later';
+    return `${CATEGORY_WORDS[c].label} (${ledger[c].toLocaleString('en-US')}): ${why}`;
+  });
+}
 
 /** A reason code in plain words: the caller's own words first, then REASON_WORDS; undefined when neither knows it. */
 export function reasonInWords(reason: string, own: Readonly<Record<string, string>> = {}): string | undefined {

@@ -1,4 +1,4 @@
-import type { ContactEvent, RiskAction, SchemaReport, Verification } from '@verify-hub/core';
+import type { ContactEvent, Ledger, RiskAction, SchemaReport, Verification } from '@verify-hub/core';
 
 /**
  * The public contract of the sync pipeline, used by the CLI and the hub service (webhooks-in).
@@ -106,7 +106,10 @@ export interface RunService {
 
 /** A run's results so far: counts by risk and by reason, and the first per-record failures. */
 export interface RunBreakdown {
+  /** Rows per final risk: the ledger's safe, risky, invalid and unknown (runs from before the ledger: every report row's risk). */
   risk: Record<Verification['risk'], number>;
+  /** The run's one ledger: every contact in exactly one final category (core's LEDGER_CATEGORIES), `total` their sum. */
+  ledger: Ledger;
   /** Most frequent first. */
   reasons: { reason: string; count: number }[];
   /** The first 100 report rows whose outcome is `failed`. */

@@ -1,4 +1,4 @@
-import { RISKS, type Risk } from '@verify-hub/core';
+import { emptyLedger, LEDGER_CATEGORIES, ledgerCategory, RISKS, type LedgerCategory, type Risk } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { ReportRow, RunBreakdown } from './contracts';
 import type { Keys } from './keys';
@@ -31,17 +31,21 @@ export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonl
   const failures: string[] = [];
   for (const row of rows) {
     if (row.outcome.startsWith('recheck_')) {
+      const prior = priorReasons[row.contactId];
       if (row.risk) {
         add('risk:unknown', -1);
         add(`risk:${row.risk}`, 1);
+        // The ledger moves the row from its unknown (or not checked) category to its new one: never a row more.
+        add(`ledger:${ledgerCategory('unknown', prior)}`, -1);
+        add(`ledger:${rowCategory({ ...row, outcome: row.outcome.slice('recheck_'.length) })}`, 1);
       }
-      const prior = priorReasons[row.contactId];
       if (prior) add(`reason:${prior}`, -1);
       if (row.reason) add(`reason:${row.reason}`, 1);
       continue;
     }
     if (row.risk) add(`risk:${row.risk}`, 1);
     if (row.reason) add(`reason:${row.reason}`, 1);
+    add(`ledger:${rowCategory(row)}`, 1);
     if (row.outcome === 'failed') {
       add('failed', 1);
       if (failures.length < FAILURES_KEPT) {
@@ -56,9 +60,22 @@ export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonl
   return { pairs, failures };
 }
 
+/** A report row's ledger category: a failed write is "failed to write", whatever its result; else its result's category. */
+export function rowCategory(row: Pick<ReportRow, 'risk' | 'reason' | 'outcome'>): LedgerCategory {
+  if (row.outcome === 'failed' || !row.risk) return 'write_failed';
+  return ledgerCategory(row.risk, row.reason);
+}
+
 /** Reads a run's breakdown: two Redis calls whatever the run's size (the run page polls it every second). */
 export async function readBreakdown(redis: Redis, keys: Keys, runId: string): Promise<RunBreakdown> {
-  const [[, counts], [, failureRows]] = (await redis.multi().hgetall(keys.breakdown(runId)).lrange(keys.failures(runId), 0, FAILURES_KEPT - 1).exec()) as [[Error | null, Record<string, string>], [Error | null, string[]]];
+  const [[, counts], [, failureRows], [, [skipped, unreadable]]] = (await redis
+    .multi()
+    .hgetall(keys.breakdown(runId))
+    .lrange(keys.failures(runId), 0, FAILURES_KEPT - 1)
+    .hmget(keys.run(runId), 'n:skipped', 'n:unreadable')
+    .exec()) as [[Error | null, Record<string, string>], [Error | null, string[]], [Error | null, (string | null)[]]];
+  const ledger = emptyLedger();
+  let hasLedger = false;
   const risk = Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>;
   const reasons: RunBreakdown['reasons'] = [];
   for (const [field, value] of Object.entries(counts)) {
@@ -66,10 +83,22 @@ export async function readBreakdown(redis: Redis, keys: Keys, runId: string): Pr
     if (field.startsWith('risk:')) {
       const name = field.slice('risk:'.length) as Risk;
       if (name in risk) risk[name] = Math.max(0, n);
+    } else if (field.startsWith('ledger:')) {
+      const name = field.slice('ledger:'.length) as LedgerCategory;
+      if (name in ledger) {
+        ledger[name] = Math.max(0, n);
+        hasLedger = true;
+      }
     } else if (field.startsWith('reason:') && n > 0) {
       reasons.push({ reason: field.slice('reason:'.length), count: n });
     }
   }
   reasons.sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-  return { risk, reasons, failures: failureRows.map((r) => JSON.parse(r) as Failure), failuresTotal: Number(counts.failed ?? 0) };
+  // Records the source skipped were never checked (a file's rows with no address); its unreadable records are their own category.
+  ledger.unreadable = Number(unreadable ?? 0);
+  ledger.not_checked += Math.max(0, Number(skipped ?? 0) - ledger.unreadable);
+  ledger.total = LEDGER_CATEGORIES.reduce((sum, c) => sum + ledger[c], 0);
+  // The risk counts are the ledger's (a failed write or a not-checked row is not counted as a result); runs kept from before it, as stored.
+  if (hasLedger) for (const r of RISKS) risk[r] = ledger[r];
+  return { risk, ledger, reasons, failures: failureRows.map((r) => JSON.parse(r) as Failure), failuresTotal: Number(counts.failed ?? 0) };
 }

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { registerConnector, SyncPipeline } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../fakes/engine';
 import { FakeSource } from '../fakes/source';
+import { LEDGER_CATEGORIES, CATEGORY_WORDS, type LedgerCategory } from '@verify-hub/core';
+import { LEDGER_FILE_ROWS, LEDGER_FIRST_PAGE_CREDITS, LEDGER_TAIL_VERIFIED, ledgerFileText, ledgerTruth } from '../file/ledger-file';
 import { cli } from './run-cli';
 
 describe('verify-hub CLI', () => {
@@ -36,10 +38,10 @@ describe('verify-hub CLI', () => {
     const r = await cli('clean', input, '--remove', 'risky', '--no-progress');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Cleaned 5 rows/);
-    expect(r.out).toMatch(/safe\s+2/);
-    expect(r.out).toMatch(/invalid\s+2/);
-    expect(r.out).toMatch(/removed\s+3 rows \(invalid, risky\)/);
-    expect(r.out).toMatch(/credits\s+3/); // ada once (duplicate served from cache), bob, cy; the bad syntax costs nothing
+    expect(r.out).toMatch(/Safe \(2\): /);
+    expect(r.out).toMatch(/Invalid \(2\): /);
+    expect(r.out).toMatch(/removed: 3 rows \(invalid, risky\)/);
+    expect(r.out).toMatch(/credits: 3/); // ada once (duplicate served from cache), bob, cy; the bad syntax costs nothing
     const cleaned = readFileSync(join(dir, 'list.cleaned.csv'), 'utf8');
     expect(cleaned).toContain('likes ; semicolons');
     expect(cleaned.split('\n')[0]).toMatch(/ev_risk/);
@@ -51,6 +53,47 @@ describe('verify-hub CLI', () => {
     expect(summary.counts).toEqual({ safe: 2, risky: 1, invalid: 2, unknown: 0 });
     expect(engine.requests.filter((q) => q.keyMatched).length).toBe(3);
     expect(engine.requests.every((q) => !q.url.includes(engine.apiKey))).toBe(true);
+  });
+
+  it('clean: one ledger: a 2,000-row file with known categories and a credit limit; the summary printed, summary.json and the files agree with the truth to the row', async () => {
+    const input = join(dir, 'ledger.csv');
+    writeFileSync(input, ledgerFileText());
+    const truth = ledgerTruth(LEDGER_TAIL_VERIFIED);
+    const cap = LEDGER_FIRST_PAGE_CREDITS + LEDGER_TAIL_VERIFIED;
+    const r = await cli('clean', input, '--no-progress', '--max-credits', String(cap));
+    expect([r.code, r.err]).toEqual([0, expect.stringMatching(/credit cap of \d+ reached/)]);
+    expect(truth.total).toBe(LEDGER_FILE_ROWS);
+
+    const summary = JSON.parse(readFileSync(join(dir, 'ledger.summary.json'), 'utf8'));
+    expect(summary.ledger).toEqual(truth);
+    expect(summary.credits).toBe(cap);
+    expect(LEDGER_CATEGORIES.reduce((sum, c) => sum + summary.ledger[c], 0)).toBe(LEDGER_FILE_ROWS);
+
+    // The summary printed: one count per category, each the ledger's, in plain words.
+    expect(r.out).toContain('Cleaned 2,000 rows');
+    for (const c of LEDGER_CATEGORIES) {
+      // Every unknown of this file has one reason (the fake engine's smtp_timeout): the line says it in plain words.
+      const why = c === 'unknown' ? 'the mail server did not answer in time; no credit spent; re-check later' : CATEGORY_WORDS[c].explanation;
+      const line = `${CATEGORY_WORDS[c].label} (${truth[c].toLocaleString('en-US')}): ${why}`;
+      if (truth[c]) expect(r.out).toContain(line);
+      else expect(r.out).not.toContain(`${CATEGORY_WORDS[c].label} (`);
+    }
+    expect(r.out).not.toMatch(/unknown results cost nothing/);
+
+    // The files: every row in exactly one of them, in the category its result columns say.
+    const fromFiles = Object.fromEntries(LEDGER_CATEGORIES.map((c) => [c, 0])) as Record<LedgerCategory, number>;
+    const counted = (kind: string) => {
+      const rows = parse(readFileSync(join(dir, `ledger.${kind}.csv`), 'utf8'), { columns: true, bom: true }) as Record<string, string>[];
+      for (const row of rows) fromFiles[row.ev_risk === '' || row.ev_reason === 'not_checked' ? 'not_checked' : (row.ev_risk as LedgerCategory)]++;
+      return rows.length;
+    };
+    const cleaned = counted('cleaned');
+    const removed = counted('removed');
+    const rejected = (parse(readFileSync(join(dir, 'ledger.rejected_rows.csv'), 'utf8'), { bom: true }) as string[][]).length - 1;
+    fromFiles.unreadable = rejected;
+    expect(fromFiles).toEqual({ ...truth, total: undefined, write_failed: 0 });
+    expect([cleaned, removed, rejected]).toEqual([truth.total - truth.invalid - truth.unreadable, truth.invalid, truth.unreadable]);
+    expect(summary.removed).toBe(removed);
   });
 
   it('clean against an engine answering in the published shape: the engine\'s risks, and its flags in the result columns (null flags empty)', async () => {
@@ -92,7 +135,7 @@ describe('verify-hub CLI', () => {
       expect(r.code).toBe(0);
       expect(r.err).toContain('local engine (in-process)');
       expect(r.err.match(/DNS cannot reach the internet/g)).toHaveLength(1);
-      expect(r.out).toMatch(/unknown\s+3/);
+      expect(r.out).toContain('Unknown (3): the mail server could not be reached from this server (its DNS lookups fail); no credit spent; re-check later');
       const cleaned = readFileSync(join(dir, 'dns.cleaned.csv'), 'utf8');
       expect(cleaned.match(/,unknown,0,dns_unavailable,/g)).toHaveLength(3);
     } finally {

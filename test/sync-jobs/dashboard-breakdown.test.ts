@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InputError, type ContactResult, type WriteOptions, type WriteReport } from '@verify-hub/core';
-import { FAILURES_KEPT, Keys, RunStore, createRedis, type ReportRow, type RunBreakdown, type SyncPipeline } from '@verify-hub/sync-jobs';
+import { emptyLedger, InputError, LEDGER_CATEGORIES, type ContactResult, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { FAILURES_KEPT, Keys, RunStore, createRedis, rowCategory, type ReportRow, type RunBreakdown, type SyncPipeline } from '@verify-hub/sync-jobs';
 import { FakeSource } from '../fakes/source';
 import { setup, waitFor, waitForStatus } from './helpers';
 
@@ -25,14 +25,17 @@ async function fromReport(pipeline: SyncPipeline, runId: string): Promise<{ brea
     latest.set(row.contactId, row);
     if (row.outcome === 'failed') failed.push(row);
   }
-  const risk = { safe: 0, risky: 0, invalid: 0, unknown: 0 };
+  const ledger = emptyLedger();
   const reasons = new Map<string, number>();
   for (const row of latest.values()) {
-    if (row.risk) risk[row.risk]++;
+    ledger[rowCategory(row)]++;
     if (row.reason) reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
   }
+  ledger.total = LEDGER_CATEGORIES.reduce((sum, c) => sum + ledger[c], 0);
+  // The risk counts are the ledger's: a failed write is "failed to write", not its result's risk.
+  const risk = { safe: ledger.safe, risky: ledger.risky, invalid: ledger.invalid, unknown: ledger.unknown };
   const sorted = [...reasons].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-  return { breakdown: { risk, reasons: sorted, failuresTotal: failed.length }, failed };
+  return { breakdown: { risk, ledger, reasons: sorted, failuresTotal: failed.length }, failed };
 }
 
 describe('a run breakdown', () => {
@@ -50,7 +53,10 @@ describe('a run breakdown', () => {
       const breakdown = await t.pipeline.breakdown(run.id);
       const expected = await fromReport(t.pipeline, run.id);
       expect(breakdown).toMatchObject(expected.breakdown);
-      expect(breakdown.risk).toEqual({ safe: 1_500 - 214 - 117, risky: 117, invalid: 214, unknown: 0 }); // invalid every 7th, then risky every 11th
+      // Invalid every 7th, then risky every 11th; the 150 rows the platform refused are "failed to write" in the ledger, not their risk.
+      const risk = breakdown.risk as Record<string, number>;
+      expect(risk.safe! + risk.risky! + risk.invalid! + risk.unknown!).toBe(1_500 - 150);
+      expect(breakdown.ledger).toMatchObject({ write_failed: 150, not_checked: 0, unreadable: 0, total: 1_500 });
       expect(breakdown.reasons.reduce((n, r) => n + r.count, 0)).toBe(1_500);
       expect(breakdown.failuresTotal).toBe(150);
       expect(breakdown.failures).toHaveLength(FAILURES_KEPT);
@@ -122,7 +128,9 @@ describe('the breakdown store', () => {
       const started = Date.now();
       const breakdown = await store.breakdown(run.id);
       const elapsed = Date.now() - started;
-      expect(breakdown.risk).toEqual({ safe: 12_500, risky: 12_500, invalid: 12_500, unknown: 12_500 });
+      // Every 500th row (n % 4 === 0: safe) failed to write: it is counted there, not as safe.
+      expect(breakdown.risk).toEqual({ safe: 12_400, risky: 12_500, invalid: 12_500, unknown: 12_500 });
+      expect(breakdown.ledger).toEqual({ safe: 12_400, risky: 12_500, invalid: 12_500, unknown: 12_500, not_checked: 0, unreadable: 0, write_failed: 100, total: 50_000 });
       expect(breakdown.reasons).toEqual([
         { reason: 'r0', count: 16_667 },
         { reason: 'r1', count: 16_667 },

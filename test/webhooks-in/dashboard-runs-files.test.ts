@@ -46,7 +46,9 @@ describe('dashboard API: run pause and breakdown', () => {
     const res = await request(h.hub.app).get(`/api/runs/${run.id}/breakdown`).set(bearer);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      risk: { safe: 1, risky: 1, invalid: 2, unknown: 0 },
+      // The ledger: contact 3's write failed, so it is "failed to write", not invalid.
+      risk: { safe: 1, risky: 1, invalid: 1, unknown: 0 },
+      ledger: { safe: 1, risky: 1, invalid: 1, unknown: 0, not_checked: 0, unreadable: 0, write_failed: 1, total: 4 },
       reasons: [
         { reason: 'mailbox_not_found', count: 2 },
         { reason: 'accepted', count: 1 },

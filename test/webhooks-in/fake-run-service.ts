@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InputError, type ContactEvent } from '@verify-hub/core';
+import { emptyLedger, InputError, LEDGER_CATEGORIES, ledgerCategory, type ContactEvent } from '@verify-hub/core';
 import type { ReportRow, RunBreakdown, RunCounters, RunRecord, RunService, RunStatus, StartRunRequest } from '@verify-hub/sync-jobs';
 
 const ZERO: RunCounters = { pulled: 0, skipped: 0, cached: 0, verified: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 };
@@ -85,15 +85,18 @@ export class FakeRunService implements RunService {
   async breakdown(id: string): Promise<RunBreakdown> {
     this.require(id);
     const rows = this.reports.get(id) ?? [];
-    const risk = { safe: 0, risky: 0, invalid: 0, unknown: 0 };
     const reasons = new Map<string, number>();
+    const ledger = emptyLedger();
     for (const row of rows) {
-      if (row.risk) risk[row.risk]++;
+      ledger[row.outcome === 'failed' || !row.risk ? 'write_failed' : ledgerCategory(row.risk, row.reason)]++;
       if (row.reason) reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
     }
     const failed = rows.filter((r) => r.outcome === 'failed');
+    ledger.total = LEDGER_CATEGORIES.reduce((sum, c) => sum + ledger[c], 0);
+    // As the pipeline's: the risk counts are the ledger's.
     return {
-      risk,
+      risk: { safe: ledger.safe, risky: ledger.risky, invalid: ledger.invalid, unknown: ledger.unknown },
+      ledger,
       reasons: [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count })),
       failures: failed.slice(0, 100).map((r) => ({ contactId: r.contactId, email: r.email, error: r.error })),
       failuresTotal: failed.length,

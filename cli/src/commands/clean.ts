@@ -3,11 +3,10 @@ import type { Command } from 'commander';
 import type { FileSummary, RemovableRisk } from '@verify-hub/connector-file';
 import type { InProcessRunResult } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
-import { positiveInt, riskList } from '../options';
+import { nonNegativeInt, positiveInt, riskList } from '../options';
 
 // The file connector's removable risks, kept here so `--help` loads no parser library.
 const REMOVABLE_RISKS = ['invalid', 'risky', 'unknown'] as const satisfies readonly RemovableRisk[];
-const RISKS = ['safe', 'risky', 'invalid', 'unknown'] as const;
 
 interface CleanOptions {
   output?: string;
@@ -16,6 +15,7 @@ interface CleanOptions {
   column?: string;
   remove?: string[];
   maxRows?: number;
+  maxCredits?: number;
   concurrency?: number;
   dryRun?: boolean;
   progress: boolean;
@@ -42,6 +42,7 @@ export function register(program: Command): void {
     .option('--column <name|n>', 'the email column, by header or 1-based number (default: detected)')
     .option('--remove <risks>', `also remove these risks (comma list of ${REMOVABLE_RISKS.join(', ')}); invalid rows are always removed`, riskList(REMOVABLE_RISKS))
     .option('--max-rows <n>', 'refuse files with more data rows than this (default 50000)', positiveInt)
+    .option('--max-credits <n>', 'spend at most this many credits; rows past the limit are kept, marked unknown (not_checked), counted as "not checked"', nonNegativeInt)
     .option('--concurrency <n>', 'verifications at once (default 10, or ENGINE_CONCURRENCY)', positiveInt)
     .option('--dry-run', 'verify and print the summary, write no file')
     .option('--no-progress', 'no progress bar')
@@ -53,7 +54,7 @@ export function register(program: Command): void {
 
 async function clean(file: string, options: CleanOptions): Promise<number> {
   // Loaded on use, so that `verify-hub --help` stays quick.
-  const { InMemoryVerificationCache, InputError, loadConfig } = await import('@verify-hub/core');
+  const { InMemoryVerificationCache, InputError, ledgerLines, loadConfig } = await import('@verify-hub/core');
   const { FileConnector } = await import('@verify-hub/connector-file');
   const { runInProcess } = await import('@verify-hub/sync-jobs');
   const { engineFromConfig } = await import('../engine-from-config');
@@ -97,6 +98,7 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
       verifier: engine.verifier,
       cache: new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS }),
       writeOptions: { dryRun: options.dryRun },
+      creditCap: options.maxCredits,
       verifyConcurrency: options.concurrency ?? config.ENGINE_CONCURRENCY ?? 10,
       onProgress: ({ counters, verifiedNow, creditsNow }) => progress.update(doneOf(counters, verifiedNow), creditsWords(Math.max(counters.credits, creditsNow))),
     });
@@ -105,25 +107,25 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
     progress.stop(result !== undefined && !result.stopped);
   }
   const summary = await connector.finish({ credits: result.counters.credits });
-  printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local');
+  printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local', ledgerLines);
   if (result.stopped) {
-    console.error(`verify-hub: verification stopped early: ${result.stopped.message}. The rows not verified are marked unknown (not_checked).`);
-    return EXIT.failed;
+    console.error(`verify-hub: verification stopped early: ${result.stopped.message}. The rows not verified are marked unknown (not_checked) and counted as "not checked".`);
+    // The limit given with --max-credits is what was asked for: not a failure.
+    return result.stopped.reason === 'credit_cap' ? EXIT.ok : EXIT.failed;
   }
   return EXIT.ok;
 }
 
-function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean): void {
-  const width = Math.max(...RISKS.map((r) => String(summary.counts[r]).length), 1);
+function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean, ledgerLines: (l: FileSummary['ledger'], reasons: { unknown: Record<string, number> }) => string[]): void {
+  const rows = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+  // One ledger: every row of the file once, in its final category (the same counts as summary.json and the files).
   const lines = [
-    `Cleaned ${summary.rows} rows of ${file} in ${(ms / 1000).toFixed(1)} s`,
-    ...RISKS.map((r) => `  ${r.padEnd(8)} ${String(summary.counts[r]).padStart(width)}`),
-    `  removed  ${String(summary.removed).padStart(width)} rows (${removed.join(', ')})`,
-    `  credits  ${String(summary.credits).padStart(width)}${local ? ' (billable results; the local engine charges nothing for them)' : ''}`,
+    `Cleaned ${rows(summary.ledger.total)} of ${file} in ${(ms / 1000).toFixed(1)} s; every row in exactly one category:`,
+    ...ledgerLines(summary.ledger, { unknown: summary.unknownReasons }).map((line) => `  ${line}`),
+    `  removed: ${rows(summary.removed)} (${removed.join(', ')})`,
+    `  credits: ${summary.credits.toLocaleString('en-US')}${local ? ' (billable results; the local engine charges nothing for them)' : ''}`,
   ];
-  const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
-  if (summary.duplicateRows) lines.push(`  ${rows(summary.duplicateRows)} repeat${summary.duplicateRows === 1 ? 's' : ''} an earlier address (verified once)`);
-  for (const [reason, n] of Object.entries(summary.skipped)) if (n) lines.push(`  ${rows(n)} skipped: ${reason.replace(/_/g, ' ')}`);
+  if (summary.duplicateRows) lines.push(`  ${rows(summary.duplicateRows)} repeat${summary.duplicateRows === 1 ? 's' : ''} an earlier address (verified once, counted in its category per row)`);
   if (summary.problems.length) {
     lines.push(`  ${rows(summary.problems.length)} could not be read:`);
     for (const p of summary.problems.slice(0, 10)) lines.push(`    line ${p.line}: ${p.message}`);
@@ -135,6 +137,7 @@ function printSummary(summary: FileSummary, result: InProcessRunResult, ms: numb
     if (summary.rejected) lines.push(`      ${summary.rejectedOutput} (${rows(summary.rejected)} that could not be read, with line and reason)`);
     lines.push(`      ${summary.summaryOutput}`);
   }
-  if (result.counters.unknown) lines.push(`${result.counters.unknown} unknown results cost nothing; run clean again later to re-check them.`);
+  const recheck = summary.ledger.unknown + summary.ledger.not_checked - (summary.skipped.no_email ?? 0);
+  if (recheck > 0 && result.counters.pulled > 0) lines.push(`Unknown and not-checked rows cost nothing; run clean again later to check them (${rows(recheck)}).`);
   console.log(lines.join('\n'));
 }

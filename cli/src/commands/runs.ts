@@ -44,7 +44,7 @@ async function runs(first: string | undefined, second: string | undefined, optio
   if (!action && second) throw new InputError('action', `unknown action "${first}" (use ${ACTIONS.join(', ')}, or a run id alone)`);
   if (options.status && !['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'].includes(options.status)) throw new InputError('--status', `"${options.status}" is not a run status`);
   const { pipelineFromConfig } = await import('../pipeline-from-config');
-  const { runBlock, runLine } = await import('../run-format');
+  const { ledgerBlock, runBlock, runLine } = await import('../run-format');
   const { pipeline } = await pipelineFromConfig();
   const print = (value: unknown, text: string) => console.log(options.json ? JSON.stringify(value, null, 2) : text);
   try {
@@ -57,7 +57,8 @@ async function runs(first: string | undefined, second: string | undefined, optio
       case undefined: {
         const run = await pipeline.get(id);
         if (!run) throw new InputError('id', `no run ${id}`);
-        print(run, runBlock(run));
+        const { ledger } = await pipeline.breakdown(id);
+        print({ ...run, ledger }, `${runBlock(run)}\n${ledgerBlock(ledger)}`);
         return EXIT.ok;
       }
       case 'resume': {

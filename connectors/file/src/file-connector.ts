@@ -236,6 +236,8 @@ export class FileConnector implements Connector {
       duplicateRows: totals.duplicateRows,
       credits: overrides.credits ?? totals.credits,
       rejected: totals.rejected,
+      ledger: totals.ledger,
+      unknownReasons: totals.unknownReasons,
       problems: this.problems,
     };
     if (!output.dryRun) await writeFile(summaryOutput, `${JSON.stringify(withFileNames(summary), null, 2)}\n`);

@@ -1,4 +1,4 @@
-import { normalizeEmail, VerificationSchema, RISKS, type ContactResult, type Risk, type Verification, type WriteFailure, type WriteReport } from '@verify-hub/core';
+import { emptyLedger, ledgerCategory, normalizeEmail, VerificationSchema, RISKS, type ContactResult, type Ledger, type Risk, type Verification, type WriteFailure, type WriteReport } from '@verify-hub/core';
 import type { CellValue } from './cells';
 import { DataRows } from './data-rows';
 import type { FileLayout } from './layout';
@@ -15,6 +15,13 @@ export interface OutputTotals {
   duplicateRows: number;
   /** Records that could not be read: each is a row of the rejected-rows file, with its line and reason. */
   rejected: number;
+  /**
+   * The run's one ledger over this file: every row (duplicates included, unreadable ones too) in
+   * exactly one final category. cleaned + removed + rejected rows = `ledger.total`.
+   */
+  ledger: Ledger;
+  /** Unknown rows by reason code (`dns_unavailable`, `smtp_timeout`, ...): says why in the summaries. */
+  unknownReasons: Record<string, number>;
 }
 
 /** The columns of the rejected-rows file: where the record starts, why it was not read, and its text. */
@@ -48,6 +55,8 @@ export class OrderedOutput {
     credits: 0,
     duplicateRows: 0,
     rejected: 0,
+    ledger: emptyLedger(),
+    unknownReasons: {},
   };
 
   constructor(
@@ -144,6 +153,8 @@ export class OrderedOutput {
       if (item.kind === 'problem') {
         this.totals.skipped.unparseable = (this.totals.skipped.unparseable ?? 0) + 1;
         this.totals.rejected++;
+        this.totals.ledger.unreadable++;
+        this.totals.ledger.total++;
         this.onProblem(item.line, item.message);
         await this.rows.next();
         await this.sinks!.rejected.write([item.line, item.message, item.raw ?? '']);
@@ -185,6 +196,11 @@ export class OrderedOutput {
       }
     }
     if (verification) totals.counts[verification.risk]++;
+    // No address, or no result for it: nothing was checked (the row is kept, with empty result columns).
+    const category = verification ? ledgerCategory(verification.risk, verification.reason) : 'not_checked';
+    totals.ledger[category]++;
+    if (category === 'unknown') totals.unknownReasons[verification!.reason] = (totals.unknownReasons[verification!.reason] ?? 0) + 1;
+    totals.ledger.total++;
     const out = this.columns.row(cells, verification);
     const removed = verification !== undefined && (this.options.remove as ReadonlySet<string>).has(verification.risk);
     if (removed) totals.removed++;
