@@ -69,19 +69,32 @@ export const CATEGORY_WORDS: Readonly<Record<LedgerCategory, { label: string; ex
   write_failed: { label: 'Failed to write', explanation: 'verified, but the result could not be written back' },
 };
 
+/** A ledger category with rows, in plain words: what the run page and the CLI show. */
+export interface CategoryInWords {
+  category: LedgerCategory;
+  label: string;
+  count: number;
+  explanation: string;
+}
+
 /**
- * One line per category with rows, e.g. `Unknown (1,764): the mail server could not be reached from this
- * server ...`. `reasons` (counts by reason code per category) makes the line say why, in REASON_WORDS,
- * when one reason accounts for every row of the category.
+ * The categories with rows, in order, each with its label and one-line explanation. `reasons` (counts
+ * by reason code per category) makes the explanation say why, in REASON_WORDS, when one reason accounts
+ * for every row of the category (`Unknown (1,764): the mail server could not be reached from this server ...`).
  */
-export function ledgerLines(ledger: Ledger, reasons: Partial<Record<LedgerCategory, Readonly<Record<string, number>>>> = {}): string[] {
+export function ledgerInWords(ledger: Ledger, reasons: Partial<Record<LedgerCategory, Readonly<Record<string, number>>>> = {}): CategoryInWords[] {
   return LEDGER_CATEGORIES.filter((c) => ledger[c] > 0).map((c) => {
     const counts = Object.entries(reasons[c] ?? {}).filter(([, n]) => n > 0);
     const only = counts.length === 1 && counts[0]![1] === ledger[c] ? REASON_WORDS[counts[0]![0]] : undefined;
-    let why = only ?? CATEGORY_WORDS[c].explanation;
-    if (only && c === 'unknown' && !only.includes('re-check')) why += '; no credit spent; re-check later';
-    return `${CATEGORY_WORDS[c].label} (${ledger[c].toLocaleString('en-US')}): ${why}`;
+    let explanation = only ?? CATEGORY_WORDS[c].explanation;
+    if (only && c === 'unknown' && !only.includes('re-check')) explanation += '; no credit spent; re-check later';
+    return { category: c, label: CATEGORY_WORDS[c].label, count: ledger[c], explanation };
   });
+}
+
+/** One line per category with rows, e.g. `Unknown (1,764): the mail server could not be reached from this server ...` (see ledgerInWords). */
+export function ledgerLines(ledger: Ledger, reasons: Partial<Record<LedgerCategory, Readonly<Record<string, number>>>> = {}): string[] {
+  return ledgerInWords(ledger, reasons).map((c) => `${c.label} (${c.count.toLocaleString('en-US')}): ${c.explanation}`);
 }
 
 /** A reason code in plain words: the caller's own words first, then REASON_WORDS; undefined when neither knows it. */

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { CATEGORY_WORDS, REASON_WORDS } from '@verify-hub/core';
 import { FakeEngine } from '../fakes/engine';
 import { createHarness, bearer, type Harness } from './harness';
 import { FakeRunService } from './fake-run-service';
@@ -49,10 +50,17 @@ describe('dashboard API: run pause and breakdown', () => {
       // The ledger: contact 3's write failed, so it is "failed to write", not invalid.
       risk: { safe: 1, risky: 1, invalid: 1, unknown: 0 },
       ledger: { safe: 1, risky: 1, invalid: 1, unknown: 0, not_checked: 0, unreadable: 0, write_failed: 1, total: 4 },
+      // Each category with contacts and each reason, in core's plain words (a reason it does not know has none).
+      categories: [
+        { category: 'safe', label: 'Safe', count: 1, explanation: CATEGORY_WORDS.safe.explanation },
+        { category: 'risky', label: 'Risky', count: 1, explanation: CATEGORY_WORDS.risky.explanation },
+        { category: 'invalid', label: 'Invalid', count: 1, explanation: CATEGORY_WORDS.invalid.explanation },
+        { category: 'write_failed', label: 'Failed to write', count: 1, explanation: CATEGORY_WORDS.write_failed.explanation },
+      ],
       reasons: [
-        { reason: 'mailbox_not_found', count: 2 },
+        { reason: 'mailbox_not_found', count: 2, words: REASON_WORDS.mailbox_not_found },
         { reason: 'accepted', count: 1 },
-        { reason: 'catch_all', count: 1 },
+        { reason: 'catch_all', count: 1, words: REASON_WORDS.catch_all },
       ],
       failures: [{ contactId: '3', email: 'c@example.com', error: 'HubSpot said no' }],
       failuresTotal: 1,

@@ -56,6 +56,8 @@ describe('a file run\'s one ledger through verify-hub serve', () => {
     expect(breakdown.ledger).toEqual(truth);
     expect(breakdown.risk).toEqual({ safe: truth.safe, risky: truth.risky, invalid: truth.invalid, unknown: truth.unknown });
     expect(LEDGER_CATEGORIES.reduce((sum, c) => sum + breakdown.ledger[c], 0)).toBe(LEDGER_FILE_ROWS);
+    // As the run page shows them: each category with contacts, its plain label, count and explanation.
+    expect(breakdown.categories).toEqual(LEDGER_CATEGORIES.filter((c) => truth[c]).map((c) => ({ category: c, label: CATEGORY_WORDS[c].label, count: truth[c], explanation: CATEGORY_WORDS[c].explanation })));
 
     // summary.json, as downloaded.
     const summary = JSON.parse(await download(id, 'summary'));

@@ -43,9 +43,16 @@ export interface RunView {
 
 export type Risk = 'safe' | 'risky' | 'invalid' | 'unknown';
 
+/** The run's one ledger: every contact in exactly one final category; `total` their sum. */
+export type LedgerCategory = 'safe' | 'risky' | 'invalid' | 'unknown' | 'not_checked' | 'unreadable' | 'write_failed';
+
 export interface RunBreakdown {
   risk: Record<Risk, number>;
-  reasons: { reason: string; count: number }[];
+  ledger: Record<LedgerCategory, number> & { total: number };
+  /** The categories with contacts, in order, with their plain label and one-line explanation (from the hub). */
+  categories: { category: LedgerCategory; label: string; count: number; explanation: string }[];
+  /** `words`: the reason in plain words, when the hub knows it. */
+  reasons: { reason: string; count: number; words?: string }[];
   failures: { contactId: string; email: string; error?: string }[];
   failuresTotal: number;
 }

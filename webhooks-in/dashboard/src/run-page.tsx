@@ -196,10 +196,47 @@ export function RunPage({ id }: { id: string }) {
   );
 }
 
+/** The run's one ledger: every contact once, in its final category, with what it means (the counts of the CLI, summary.json and the files). */
+function Ledger({ breakdown }: { breakdown: RunBreakdown }) {
+  const { ledger, categories } = breakdown;
+  if (!ledger || !categories) return null;
+  return (
+    <div class="table-wrap">
+      <table class="ledger">
+        <caption>Every contact, once ({formatNumber(ledger.total)} in all)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Category</th>
+            <th scope="col" class="num">Contacts</th>
+            <th scope="col">What it means</th>
+          </tr>
+        </thead>
+        <tbody>
+          {categories.length === 0 && (
+            <tr>
+              <td colSpan={3} class="muted">
+                No contacts yet.
+              </td>
+            </tr>
+          )}
+          {categories.map((c) => (
+            <tr key={c.category} data-category={c.category}>
+              <th scope="row">{c.label}</th>
+              <td class="num">{formatNumber(c.count)}</td>
+              <td>{c.explanation}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Results({ breakdown }: { breakdown: RunBreakdown }) {
   return (
     <section class="results" aria-labelledby="results-heading">
       <h2 id="results-heading">Results</h2>
+      <Ledger breakdown={breakdown} />
       <div class="results-grid">
         <RiskChart risk={breakdown.risk} />
         <div class="table-wrap">
@@ -221,7 +258,9 @@ function Results({ breakdown }: { breakdown: RunBreakdown }) {
               )}
               {breakdown.reasons.map((row) => (
                 <tr key={row.reason}>
-                  <td>{row.reason}</td>
+                  <td>
+                    {row.words ?? row.reason.replace(/_/g, ' ')} <span class="muted small">({row.reason})</span>
+                  </td>
                   <td class="num">{formatNumber(row.count)}</td>
                 </tr>
               ))}

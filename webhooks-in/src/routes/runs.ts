@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
+import { ledgerInWords, reasonInWords } from '@verify-hub/core';
 import type { RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -57,7 +58,9 @@ export function runRoutes(runs: RunService): Router {
   router.get('/runs/:id/breakdown', async (req, res) => {
     const { id } = parseInput(RunIdParams, req.params, 'params');
     await existing(id);
-    res.json(await runs.breakdown(id));
+    const breakdown = await runs.breakdown(id);
+    // The ledger and the reasons in plain words (core's CATEGORY_WORDS and REASON_WORDS), as the run page shows them.
+    res.json({ ...breakdown, categories: ledgerInWords(breakdown.ledger), reasons: breakdown.reasons.map((r) => ({ ...r, words: reasonInWords(r.reason) })) });
   });
 
   router.post('/runs/:id/recheck-unknowns', async (req, res) => {
