@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { ConfigError, createLogger, loadConfig, type Config } from '@verify-hub/core';
-import { DEFAULT_LIMITS, engineOptionsFromConfig, openKeyStore, startEngineServer, type KeyStore } from '@verify-hub/engine';
+import type { KeyStore } from '@verify-hub/engine';
 import { untilSignal } from '../until-signal';
+
+// @verify-hub/engine is loaded when a command runs (or its help is shown), so that `verify-hub --help` stays quick.
+const loadEngine = (): typeof import('@verify-hub/engine') => require('@verify-hub/engine') as typeof import('@verify-hub/engine');
 
 /**
  * `verify-hub engine [--port N] [--host H]` serves the local engine's HTTP API (engine/README.md);
@@ -17,7 +20,7 @@ function parseWholeNumber(flag: string, text: string, min: number, max = 65535):
 }
 
 async function withStore<T>(config: Config, run: (store: KeyStore) => Promise<T>): Promise<T> {
-  const opened = await openKeyStore(config.REDIS_URL, config.ENGINE_REDIS_PREFIX).catch(() => {
+  const opened = await loadEngine().openKeyStore(config.REDIS_URL, config.ENGINE_REDIS_PREFIX).catch(() => {
     throw new ConfigError('REDIS_URL', 'Redis does not answer: the engine keeps its keys and accounts there');
   });
   try {
@@ -36,6 +39,7 @@ export function register(program: Command): void {
     .action(async (opts: { port?: string; host?: string }) => {
       const config = loadConfig(process.env);
       const log = createLogger({ level: config.LOG_LEVEL });
+      const { engineOptionsFromConfig, startEngineServer } = loadEngine();
       const server = await startEngineServer({
         port: opts.port === undefined ? config.ENGINE_PORT : parseWholeNumber('--port', opts.port, 0),
         host: opts.host ?? config.ENGINE_HOST,
@@ -56,8 +60,12 @@ export function register(program: Command): void {
     .description('Create a key; it is printed once and cannot be shown again')
     .requiredOption('--name <name>', 'what the key is for, e.g. "HubSpot sync"')
     .option('--account <account>', 'account whose rate limit and quota the key shares', 'default')
-    .option('--rate <n>', `requests per second for the account (default for a new account: ${DEFAULT_LIMITS.ratePerSecond})`)
-    .option('--quota <n>', `billable verifications per month for the account (default for a new account: ${DEFAULT_LIMITS.monthlyQuota})`)
+    .option('--rate <n>', 'requests per second for the account (default for a new account: see below)')
+    .option('--quota <n>', 'billable verifications per month for the account (default for a new account: see below)')
+    .addHelpText('after', () => {
+      const { DEFAULT_LIMITS } = loadEngine();
+      return `\nA new account's defaults: --rate ${DEFAULT_LIMITS.ratePerSecond}, --quota ${DEFAULT_LIMITS.monthlyQuota}.`;
+    })
     .option('--prefix <prefix>', 'key prefix', 'vh')
     .action(async (opts: { name: string; account: string; rate?: string; quota?: string; prefix: string }) => {
       const config = loadConfig(process.env);

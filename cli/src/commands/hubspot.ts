@@ -1,72 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError, createLocalLimiter, loadConfig, type ConnectionRecord, type ConnectorDeps, type SchemaReport } from '@verify-hub/core';
-import { HubSpotConnector, RATE_TIERS, hubspotInstallUrl, privateAppConnection, type RateTier } from '@verify-hub/connector-hubspot';
-import { createRedisLimiterFactory } from '@verify-hub/sync-jobs';
-import { EXIT } from '../command';
-import { openConnectionStore } from '../stored-connections';
-import { hubspotTokenConnection } from '../platform-setup';
-
-interface SetupOptions {
-  connection?: string;
-}
-
-interface ConnectOptions {
-  label?: string;
-  tier?: RateTier;
-}
-
-/** Standalone use (HUBSPOT_ACCESS_TOKEN): in-process limiters, nothing to save. */
-const standaloneDeps: ConnectorDeps = {
-  limiter: (spec) => createLocalLimiter(spec),
-  saveCredentials: async () => undefined,
-};
-
-export function printSchemaReport(report: SchemaReport, print: (line: string) => void = console.log): void {
-  print(report.created.length ? `created: ${report.created.join(', ')}` : 'created: nothing (everything was already there)');
-  if (report.existing.length) print(`already there: ${report.existing.join(', ')}`);
-  for (const problem of report.problems) print(`problem: ${problem}`);
-}
-
-async function setup(opts: SetupOptions): Promise<void> {
-  const config = loadConfig(process.env);
-  let report: SchemaReport;
-  if (opts.connection) {
-    const { redis, keys, store } = openConnectionStore(config);
-    try {
-      const record = await store.get(opts.connection);
-      if (!record || record.platform !== 'hubspot') throw new ConfigError('--connection', `no HubSpot connection named ${opts.connection}`);
-      const deps: ConnectorDeps = {
-        limiter: createRedisLimiterFactory(redis, keys),
-        saveCredentials: (credentials) => store.saveCredentials(record.id, credentials),
-      };
-      report = await new HubSpotConnector(record, deps, { env: process.env }).ensureSchema();
-    } finally {
-      redis.disconnect();
-    }
-  } else {
-    if (!config.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required (a private app token), or pass --connection <id> of a stored connection');
-    const record = await privateAppConnection({ accessToken: config.HUBSPOT_ACCESS_TOKEN, apiBase: config.HUBSPOT_API_BASE });
-    console.log(`HubSpot portal ${String(record.settings?.portalId)}`);
-    report = await new HubSpotConnector(record, standaloneDeps, { env: process.env }).ensureSchema();
-  }
-  printSchemaReport(report);
-  if (report.problems.length) process.exitCode = EXIT.failed;
-}
-
-async function connect(opts: ConnectOptions): Promise<void> {
-  const config = loadConfig(process.env);
-  if (opts.tier && !(opts.tier in RATE_TIERS)) throw new ConfigError('--tier', `must be one of ${Object.keys(RATE_TIERS).join(', ')}`);
-  if (!config.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required: the private app token to store');
-  // The same function the dashboard's connection form uses.
-  const record: ConnectionRecord = await hubspotTokenConnection(config, { accessToken: config.HUBSPOT_ACCESS_TOKEN, label: opts.label, rateTier: opts.tier });
-  const { redis, store } = openConnectionStore(config);
-  try {
-    await store.save(record);
-  } finally {
-    redis.disconnect();
-  }
-  console.log(`stored connection ${record.id} (${record.label}); then: verify-hub hubspot setup --connection ${record.id}`);
-}
+import type { ConnectOptions, SetupOptions } from '../actions/hubspot';
 
 /**
  * `verify-hub hubspot setup` creates the property group and properties verify-hub writes (and says
@@ -79,19 +12,21 @@ export function register(program: Command): void {
     .command('setup')
     .description('Create the "Email verification" property group and properties in the portal (idempotent)')
     .option('--connection <id>', 'a stored connection (hubspot-<portalId>); default: HUBSPOT_ACCESS_TOKEN')
-    .action((opts: SetupOptions) => setup(opts));
+    .action(async (opts: SetupOptions) => (await import('../actions/hubspot')).setup(opts));
   hubspot
     .command('connect')
     .description('Store HUBSPOT_ACCESS_TOKEN (a private app token) as the connection hubspot-<portalId>, sealed with HUB_SECRET_KEY')
     .option('--label <text>', 'a name to show for the connection')
     .option('--tier <tier>', 'rate tier: private-standard (100/10 s) or private-pro (190/10 s)', 'private-standard')
-    .action((opts: ConnectOptions) => connect(opts));
+    .action(async (opts: ConnectOptions) => (await import('../actions/hubspot')).connect(opts));
   hubspot
     .command('install-url')
     .description('Print the OAuth install URL of the public app (HUBSPOT_CLIENT_ID)')
     .requiredOption('--redirect-uri <url>', 'the callback URL registered in the app')
     .option('--state <value>', 'an unguessable value the callback checks')
-    .action((opts: { redirectUri: string; state?: string }) => {
+    .action(async (opts: { redirectUri: string; state?: string }) => {
+      const { ConfigError, loadConfig } = await import('@verify-hub/core');
+      const { hubspotInstallUrl } = await import('@verify-hub/connector-hubspot');
       const config = loadConfig(process.env);
       if (!config.HUBSPOT_CLIENT_ID) throw new ConfigError('HUBSPOT_CLIENT_ID', 'is required for the install URL');
       console.log(hubspotInstallUrl({ clientId: config.HUBSPOT_CLIENT_ID, redirectUri: opts.redirectUri, state: opts.state }));

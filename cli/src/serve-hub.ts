@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import { SecretBox, createLogger, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
+import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
+import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
+import { createMcpHttpHandler } from '@verify-hub/mcp';
+import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
+import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+import { engineFromConfig } from './engine-from-config';
+import { pipelineFromConfig } from './pipeline-from-config';
+import { platformSetups } from './platform-setup';
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  /** Run the sync workers in this process too (default true; `--no-workers` for HTTP-only instances). */
+  workers?: boolean;
+  logger?: Logger;
+  /** Completion-webhook delivery settings (tests shorten the backoff). */
+  delivery?: HubAppDeps['delivery'];
+}
+
+export interface RunningHub {
+  url: string;
+  server: HubServer;
+  pipeline: SyncPipeline;
+  close(): Promise<void>;
+}
+
+/** The Mailchimp receiver's per-connection secret: kept sealed with the connection's credentials. */
+function mailchimpSecrets(connections: ConnectionStore | undefined) {
+  return async (connectionId: string): Promise<string | undefined> => {
+    const connection = await connections?.get(connectionId);
+    if (!connection || connection.platform !== 'mailchimp') return undefined;
+    const secret = connection.credentials.webhookSecret ?? connection.settings?.webhookSecret;
+    return typeof secret === 'string' && secret ? secret : undefined;
+  };
+}
+
+/**
+ * The hub service and (by default) the sync workers in one process, wired from configuration:
+ * the pipeline on REDIS_URL, the connectors, the webhook receivers, the MCP endpoint at /mcp.
+ */
+export async function startServe(config: Config, options: ServeOptions = {}): Promise<RunningHub> {
+  const logger = options.logger ?? createLogger({ name: 'hub', level: config.LOG_LEVEL });
+  if (!config.HUB_ADMIN_TOKEN) logger.warn('HUB_ADMIN_TOKEN is not set: the admin API and queue UI answer 503');
+  if (!config.HUB_SECRET_KEY) logger.warn('HUB_SECRET_KEY is not set: platform connections and file uploads are unavailable');
+
+  // The same pipeline as `verify-hub worker` (prefix, connectors, engine, limits), so both share the queues.
+  const { pipeline, verifier } = await pipelineFromConfig({ withEngine: options.workers !== false, config });
+  // The dashboard's single-address check uses the workers' engine; an HTTP-only instance builds its own.
+  const singleCheckVerifier = verifier ?? httpOnlyVerifier(config, logger);
+  const prefix = config.VERIFY_HUB_REDIS_PREFIX;
+  const redis = createRedis(config.REDIS_URL);
+  const connections = pipeline.connections;
+  const box = config.HUB_SECRET_KEY ? new SecretBox(config.HUB_SECRET_KEY) : undefined;
+
+  let workers: SyncWorkers | undefined;
+  if (options.workers !== false) workers = pipeline.startWorkers();
+  let workersRunning = workers !== undefined;
+
+  const webhooks: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver } = {
+    mailchimp: mailchimpReceiver(parseMailchimpWebhook, mailchimpSecrets(connections)),
+  };
+  if (config.HUBSPOT_CLIENT_SECRET) webhooks.hubspot = hubspotReceiver(parseHubSpotWebhook, config.HUBSPOT_CLIENT_SECRET);
+  else logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
+
+  const mcp = createMcpHttpHandler({ engineUrl: config.ENGINE_URL, concurrency: config.ENGINE_CONCURRENCY });
+  const hub = createHubApp({
+    runs: pipeline,
+    redis,
+    adminToken: config.HUB_ADMIN_TOKEN,
+    webhooks,
+    metricsRegistry,
+    queues: Object.values(pipeline.queues),
+    uploadDir: config.HUB_UPLOAD_DIR ?? join(process.cwd(), 'data', 'uploads'),
+    upload: { retentionMs: config.VERIFY_HUB_RETENTION_DAYS * 86_400_000 },
+    workersRunning: options.workers === false ? undefined : () => workersRunning,
+    secretBox: box,
+    connections,
+    // The dashboard: recurring syncs, estimates and field setup through the pipeline's connectors, and
+    // the platforms' connection forms and OAuth sign-in (the same functions as the connect commands).
+    schedules: pipeline,
+    operations: pipeline,
+    platforms: platformSetups(config),
+    verifier: singleCheckVerifier,
+    publicUrl: config.HUB_PUBLIC_URL,
+    trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
+    logger,
+    keyPrefix: `${prefix}:hub:`,
+    // BullMQ queue names may not hold ':'.
+    delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
+    ingest: { queueName: `${prefix.replace(/:/g, '-')}-webhook-ingest` },
+    // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
+    // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
+    mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
+    mcpSignIn: config.ENGINE_URL && config.ENGINE_API_KEY ? { engineKey: config.ENGINE_API_KEY } : undefined,
+  });
+
+  const server = await startHubServer(hub, {
+    port: options.port ?? config.PORT,
+    host: options.host ?? config.HUB_HOST,
+    drainTimeoutMs: config.HUB_SHUTDOWN_TIMEOUT_MS,
+    closeAfter: [
+      async () => {
+        workersRunning = false;
+        await workers?.close();
+      },
+      () => pipeline.close(),
+      async () => void (await redis.quit().catch(() => redis.disconnect())),
+    ],
+  });
+  logger.info({ url: server.url, workers: Boolean(workers), engine: config.ENGINE_URL ? 'remote' : 'local' }, 'hub service listening');
+  return { url: server.url, server, pipeline, close: server.close };
+}
+
+/** The engine of an HTTP-only instance (--no-workers), for single checks; a bad engine setting disables them, not the hub. */
+function httpOnlyVerifier(config: Config, logger: Logger): Verifier | undefined {
+  try {
+    return engineFromConfig(config).verifier;
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'single-address checks are off: the engine is not configured');
+    return undefined;
+  }
+}
+
+/** The address to open: HUB_PUBLIC_URL when set, else the listening one, with localhost for "every interface". */
+export function dashboardUrl(listening: string, publicUrl?: string): string {
+  if (publicUrl) return publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`;
+  const local = listening.replace(/^http:\/\/(?:0\.0\.0\.0|::|\[::\]|127\.0\.0\.1|::1|\[::1\])(?=:\d+$)/, 'http://localhost');
+  return `${local}/`;
+}
+
+/** HUB_TRUST_PROXY: `true`/`false`, a hop count, or addresses/CIDRs (Express's `trust proxy`). */
+function trustProxySetting(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
