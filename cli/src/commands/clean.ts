@@ -116,12 +116,13 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   return EXIT.ok;
 }
 
-function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean, ledgerLines: (l: FileSummary['ledger'], reasons: { unknown: Record<string, number> }) => string[]): void {
+function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean, ledgerLines: (l: FileSummary['ledger'], reasons: Record<'unknown' | 'not_checked', Record<string, number>>) => string[]): void {
   const rows = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+  const noEmail = summary.skipped.no_email ?? 0;
   // One ledger: every row of the file once, in its final category (the same counts as summary.json and the files).
   const lines = [
     `Cleaned ${rows(summary.ledger.total)} of ${file} in ${(ms / 1000).toFixed(1)} s; every row in exactly one category:`,
-    ...ledgerLines(summary.ledger, { unknown: summary.unknownReasons }).map((line) => `  ${line}`),
+    ...ledgerLines(summary.ledger, { unknown: summary.unknownReasons, not_checked: { no_email: noEmail, not_checked: summary.ledger.not_checked - noEmail } }).map((line) => `  ${line}`),
     `  removed: ${rows(summary.removed)} (${removed.join(', ')})`,
     `  credits: ${summary.credits.toLocaleString('en-US')}${local ? ' (billable results; the local engine charges nothing for them)' : ''}`,
   ];
@@ -137,7 +138,7 @@ function printSummary(summary: FileSummary, result: InProcessRunResult, ms: numb
     if (summary.rejected) lines.push(`      ${summary.rejectedOutput} (${rows(summary.rejected)} that could not be read, with line and reason)`);
     lines.push(`      ${summary.summaryOutput}`);
   }
-  const recheck = summary.ledger.unknown + summary.ledger.not_checked - (summary.skipped.no_email ?? 0);
+  const recheck = summary.ledger.unknown + summary.ledger.not_checked - noEmail;
   if (recheck > 0 && result.counters.pulled > 0) lines.push(`Unknown and not-checked rows cost nothing; run clean again later to check them (${rows(recheck)}).`);
   console.log(lines.join('\n'));
 }
