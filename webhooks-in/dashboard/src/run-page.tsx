@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage, getBreakdown, getRun, runAction, runLinks } from './api';
 import type { RunBreakdown, RunCounters, RunView } from './api-types';
 import { FINISHED_STATUSES } from './api-types';
@@ -13,6 +13,8 @@ import { usePolling } from './use-polling';
 const LIVE_POLL_MS = 1000;
 /** A paused run may resume by itself (rate limit, engine back): look less often. */
 const PAUSED_POLL_MS = 5000;
+/** While the run's events stream is open, the poll only refreshes the breakdown (the run itself is pushed). */
+const EVENTS_POLL_MS = 5000;
 const ERROR_RETRY_MS = 5000;
 
 const COUNTERS: { key: keyof RunCounters; label: string }[] = [
@@ -35,6 +37,29 @@ export function RunPage({ id }: { id: string }) {
   const [breakdown, setBreakdown] = useState<RunBreakdown>();
   const [error, setError] = useState<string>();
   const { busy, perform } = useAction<Action>((caught) => setError(errorMessage(caught)));
+  // Live updates by server-sent events (GET /api/runs/:id/events, the session cookie); polling every second when they are not available.
+  const pushed = useRef(false);
+  const refreshNow = useRef<() => void>();
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const source = new EventSource(runEventsUrl(id));
+    source.addEventListener('open', () => (pushed.current = true));
+    source.addEventListener('run', (event) => {
+      const view = JSON.parse((event as MessageEvent<string>).data) as RunView;
+      setRun(view);
+      // The stream ends with the run: no reconnection to a finished run; one last poll for the final breakdown.
+      if (FINISHED_STATUSES.includes(view.status)) {
+        source.close();
+        pushed.current = false;
+        refreshNow.current?.();
+      }
+    });
+    source.addEventListener('error', () => (pushed.current = false));
+    return () => {
+      pushed.current = false;
+      source.close();
+    };
+  }, [id]);
 
   const refresh = usePolling(
     async (signal) => {
@@ -51,10 +76,12 @@ export function RunPage({ id }: { id: string }) {
       setError(undefined);
       const status = runAnswer.value.status;
       if (FINISHED_STATUSES.includes(status)) return null; // nothing will change any more
-      return status === 'paused' ? PAUSED_POLL_MS : LIVE_POLL_MS;
+      return status === 'paused' ? PAUSED_POLL_MS : pushed.current ? EVENTS_POLL_MS : LIVE_POLL_MS;
     },
     [id],
   );
+
+  refreshNow.current = refresh;
 
   const act = (action: Action) =>
     perform(action, async () => {
@@ -309,4 +336,8 @@ function etaText(seconds: number): string {
   if (seconds < 60) return `${Math.max(1, seconds)} s`;
   const min = Math.round(seconds / 60);
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
+function runEventsUrl(id: string): string {
+  return `/api/runs/${encodeURIComponent(id)}/events`;
 }

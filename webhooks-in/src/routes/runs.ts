@@ -8,6 +8,9 @@ import { ListRunsQuery, ResumeRunBody, RunIdParams, StartRunBody } from '../sche
 import { runView } from '../run-view';
 import { reportCsv } from '../report-csv';
 
+const EVENTS_INTERVAL_MS = 1000;
+const FINISHED_RUN_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled'];
+
 /** The admin API's run routes (mounted under /api, behind the token). */
 export function runRoutes(runs: RunService): Router {
   const router = Router();
@@ -33,6 +36,54 @@ export function runRoutes(runs: RunService): Router {
   router.get('/runs/:id', async (req, res) => {
     const { id } = parseInput(RunIdParams, req.params, 'params');
     res.json(runView(await existing(id)));
+  });
+
+  /**
+   * Server-sent events: the run view as `event: run` now and on every change (the hub reads the run
+   * once a second for this stream, not the browser), a comment every 15 s to keep proxies from
+   * closing it; the stream ends after the run finished, or when the hub shuts down. Same auth as the other routes.
+   */
+  router.get('/runs/:id/events', async (req, res) => {
+    const { id } = parseInput(RunIdParams, req.params, 'params');
+    await existing(id);
+    res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    let last = '';
+    let closed = false;
+    let timer: NodeJS.Timeout | undefined;
+    let beats = 0;
+    const stop = () => {
+      closed = true;
+      clearTimeout(timer);
+    };
+    req.on('close', stop);
+    // A hub shutting down stops listening at once: the stream ends within a tick instead of holding the drain.
+    const server = (req.socket as { server?: { listening?: boolean } }).server;
+    const tick = async () => {
+      if (closed) return;
+      if (server && server.listening === false) {
+        stop();
+        res.end();
+        return;
+      }
+      const run = await runs.get(id).catch(() => undefined);
+      if (closed) return;
+      if (run) {
+        const data = JSON.stringify(runView(run));
+        if (data !== last) {
+          last = data;
+          res.write(`event: run\ndata: ${data}\n\n`);
+        } else if (++beats % 15 === 0) res.write(': keep-alive\n\n');
+        if (FINISHED_RUN_STATUSES.includes(run.status)) {
+          stop();
+          res.end();
+          return;
+        }
+      }
+      timer = setTimeout(() => void tick(), EVENTS_INTERVAL_MS);
+      timer.unref();
+    };
+    await tick();
   });
 
   router.post('/runs/:id/cancel', async (req, res) => {
