@@ -40,6 +40,7 @@ import { createRedis, type Redis } from './redis';
 import { RunLease } from './run-lease';
 import { RunReconciler } from './run-reconciler';
 import { RunStore, USER_PAUSE_REASON } from './run-store';
+import { priorReason } from './run-breakdown';
 import { SCHEDULED_JOB, ScheduleStore } from './schedule-store';
 import { limitedVerifier } from './verifier-wrappers';
 
@@ -1060,10 +1061,13 @@ function isSingleWriter(connector: Connector): connector is SingleWriter {
   return typeof (connector as { finish?: unknown }).finish === 'function';
 }
 
-/** The reasons of the unknown results among report rows, by contact id (carried by re-check jobs for the breakdown). */
+/** The reasons of the unknown results among report rows, by contact id (carried by re-check jobs for the breakdown; `failed:` when the write failed). */
 function unknownReasons(rows: readonly ReportRow[]): Record<string, string> {
   const reasons: Record<string, string> = {};
-  for (const row of rows) if (row.risk === 'unknown' && row.reason) reasons[row.contactId] = row.reason;
+  for (const row of rows) {
+    const reason = row.risk === 'unknown' ? priorReason(row) : undefined;
+    if (reason) reasons[row.contactId] = reason;
+  }
   return reasons;
 }
 

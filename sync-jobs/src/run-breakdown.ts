@@ -31,12 +31,15 @@ export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonl
   const failures: string[] = [];
   for (const row of rows) {
     if (row.outcome.startsWith('recheck_')) {
-      const prior = priorReasons[row.contactId];
+      // `failed:<reason>`: the contact's earlier write failed (it is in "failed to write", not in unknown).
+      const carried = priorReasons[row.contactId];
+      const priorFailed = carried?.startsWith(PRIOR_FAILED) ?? false;
+      const prior = priorFailed ? carried!.slice(PRIOR_FAILED.length) : carried;
       if (row.risk) {
         add('risk:unknown', -1);
         add(`risk:${row.risk}`, 1);
-        // The ledger moves the row from its unknown (or not checked) category to its new one: never a row more.
-        add(`ledger:${ledgerCategory('unknown', prior)}`, -1);
+        // The ledger moves the row from its category (unknown, not checked, failed to write) to its new one: never a row more.
+        add(`ledger:${priorFailed ? 'write_failed' : ledgerCategory('unknown', prior)}`, -1);
         add(`ledger:${rowCategory({ ...row, outcome: row.outcome.slice('recheck_'.length) })}`, 1);
       }
       if (prior) add(`reason:${prior}`, -1);
@@ -60,9 +63,18 @@ export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonl
   return { pairs, failures };
 }
 
+/** Marks a carried prior reason whose row's write failed (see `priorReason`). */
+export const PRIOR_FAILED = 'failed:';
+
+/** What a re-check job carries for a contact: its unknown result's reason, `failed:`-prefixed when its write failed. */
+export function priorReason(row: Pick<ReportRow, 'reason' | 'outcome'>): string | undefined {
+  if (!row.reason) return undefined;
+  return row.outcome === 'failed' || row.outcome === 'recheck_failed' ? `${PRIOR_FAILED}${row.reason}` : row.reason;
+}
+
 /** A report row's ledger category: a failed write is "failed to write", whatever its result; else its result's category. */
 export function rowCategory(row: Pick<ReportRow, 'risk' | 'reason' | 'outcome'>): LedgerCategory {
-  if (row.outcome === 'failed' || !row.risk) return 'write_failed';
+  if (row.outcome === 'failed' || row.outcome === 'recheck_failed' || !row.risk) return 'write_failed';
   return ledgerCategory(row.risk, row.reason);
 }
 

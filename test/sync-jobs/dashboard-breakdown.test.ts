@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { emptyLedger, InputError, LEDGER_CATEGORIES, type ContactResult, type WriteOptions, type WriteReport } from '@verify-hub/core';
-import { FAILURES_KEPT, Keys, RunStore, createRedis, rowCategory, type ReportRow, type RunBreakdown, type SyncPipeline } from '@verify-hub/sync-jobs';
+import { FAILURES_KEPT, Keys, RunStore, createRedis, priorReason, rowCategory, type ReportRow, type RunBreakdown, type SyncPipeline } from '@verify-hub/sync-jobs';
 import { FakeSource } from '../fakes/source';
 import { setup, waitFor, waitForStatus } from './helpers';
 
@@ -107,6 +107,44 @@ describe('a run breakdown', () => {
 });
 
 describe('the breakdown store', () => {
+  it('keeps one ledger: a re-check moves a row from unknown, not checked or failed to write to its new category, never adding one', async () => {
+    const redis = createRedis(process.env.REDIS_URL!);
+    const keys = new Keys(`vhtest-${randomUUID().slice(0, 8)}`);
+    const store = new RunStore(redis, keys);
+    try {
+      const run = await store.create({ platform: 'fake', scope: 'all' });
+      const rows: ReportRow[] = [
+        { contactId: 'a', email: 'a@example.com', risk: 'unknown', reason: 'smtp_timeout', outcome: 'written' },
+        { contactId: 'b', email: 'b@example.com', risk: 'unknown', reason: 'not_checked', outcome: 'written' },
+        { contactId: 'c', email: 'c@example.com', risk: 'unknown', reason: 'greylisted', outcome: 'failed', error: 'refused' },
+        { contactId: 'd', email: 'd@example.com', risk: 'safe', reason: 'deliverable', outcome: 'written' },
+      ];
+      await store.countPage(run.id, 0, { pulled: 4, skipped: 3, unreadable: 1 }, rows);
+      const before = await store.breakdown(run.id);
+      // 3 skipped by the source, 1 of them unreadable: 2 not checked (no address) and 1 could not be read.
+      expect(before.ledger).toEqual({ safe: 1, risky: 0, invalid: 0, unknown: 1, not_checked: 3, unreadable: 1, write_failed: 1, total: 7 });
+      const carried = Object.fromEntries(rows.filter((r) => r.risk === 'unknown').map((r) => [r.contactId, priorReason(r)!]));
+      expect(carried.c).toBe('failed:greylisted');
+      await store.appendReport(
+        run.id,
+        [
+          { contactId: 'a', email: 'a@example.com', risk: 'safe', reason: 'deliverable', outcome: 'recheck_written' },
+          { contactId: 'b', email: 'b@example.com', risk: 'invalid', reason: 'mailbox_not_found', outcome: 'recheck_written' },
+          { contactId: 'c', email: 'c@example.com', risk: 'risky', reason: 'catch_all', outcome: 'recheck_written' },
+        ],
+        carried,
+      );
+      const after = await store.breakdown(run.id);
+      expect(after.ledger).toEqual({ safe: 2, risky: 1, invalid: 1, unknown: 0, not_checked: 2, unreadable: 1, write_failed: 0, total: 7 });
+      expect(after.risk).toEqual({ safe: 2, risky: 1, invalid: 1, unknown: 0 });
+      expect(after.reasons.find((r) => ['smtp_timeout', 'not_checked', 'greylisted'].includes(r.reason))).toBeUndefined();
+    } finally {
+      const found = await redis.keys(`${keys.prefix}:*`);
+      if (found.length) await redis.del(...found);
+      await redis.quit();
+    }
+  });
+
   it('keeps 50,000 rows counted as they come (read without the report), once per page, and its keys go with the run', async () => {
     const redis = createRedis(process.env.REDIS_URL!);
     const keys = new Keys(`vhtest-${randomUUID().slice(0, 8)}`);
