@@ -203,6 +203,13 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     const label = (await chart.getByRole('img').getAttribute('aria-label')) ?? '';
     const numbers = /(\d+) safe, (\d+) risky, (\d+) invalid, (\d+) unknown/.exec(label);
     expect(numbers?.slice(1).map(Number)).toEqual([EXPECTED_RISKS.safe, EXPECTED_RISKS.risky, EXPECTED_RISKS.invalid, EXPECTED_RISKS.unknown]);
+    // The one ledger: every contact once, in its final category with a plain label (the row without an address is "Not checked").
+    const ledger = page.getByRole('table', { name: /^Every contact, once/ });
+    await ledger.waitFor();
+    const ledgerRows = await ledger.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('th')?.textContent ?? '', Number((r.querySelector('td.num')?.textContent ?? '').replace(/,/g, ''))]));
+    const expectedLedger = [['Safe', EXPECTED_RISKS.safe], ['Risky', EXPECTED_RISKS.risky], ['Invalid', EXPECTED_RISKS.invalid], ['Unknown', EXPECTED_RISKS.unknown], ['Not checked', LIST.length - withEmail.length]].filter(([, n]) => n);
+    expect(ledgerRows).toEqual(expectedLedger);
+    expect(await ledger.locator('caption').textContent()).toContain(`(${LIST.length} in all)`);
     await page.getByRole('table', { name: 'Reasons' }).waitFor();
     const reasons = (await page.getByRole('table', { name: 'Reasons' }).textContent()) ?? '';
     for (const reason of ['deliverable', 'mailbox_not_found', 'catch_all', 'smtp_timeout']) expect(reasons).toContain(reason);
