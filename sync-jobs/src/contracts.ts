@@ -110,6 +110,8 @@ export interface RunBreakdown {
   risk: Record<Verification['risk'], number>;
   /** The run's one ledger: every contact in exactly one final category (core's LEDGER_CATEGORIES), `total` their sum. */
   ledger: Ledger;
+  /** The ledger's unknown contacts by reason code (what the run page's Unknown line says in words when one reason explains them all). */
+  unknownReasons: Record<string, number>;
   /** Most frequent first. */
   reasons: { reason: string; count: number }[];
   /** The first 100 report rows whose outcome is `failed`. */

@@ -39,8 +39,12 @@ export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonl
         add('risk:unknown', -1);
         add(`risk:${row.risk}`, 1);
         // The ledger moves the row from its category (unknown, not checked, failed to write) to its new one: never a row more.
-        add(`ledger:${priorFailed ? 'write_failed' : ledgerCategory('unknown', prior)}`, -1);
-        add(`ledger:${rowCategory({ ...row, outcome: row.outcome.slice('recheck_'.length) })}`, 1);
+        const from = priorFailed ? 'write_failed' : ledgerCategory('unknown', prior);
+        const to = rowCategory({ ...row, outcome: row.outcome.slice('recheck_'.length) });
+        add(`ledger:${from}`, -1);
+        add(`ledger:${to}`, 1);
+        if (from === 'unknown' && prior) add(`unknown:${prior}`, -1);
+        if (to === 'unknown' && row.reason) add(`unknown:${row.reason}`, 1);
       }
       if (prior) add(`reason:${prior}`, -1);
       if (row.reason) add(`reason:${row.reason}`, 1);
@@ -48,7 +52,10 @@ export function breakdownDelta(rows: readonly ReportRow[], priorReasons: Readonl
     }
     if (row.risk) add(`risk:${row.risk}`, 1);
     if (row.reason) add(`reason:${row.reason}`, 1);
-    add(`ledger:${rowCategory(row)}`, 1);
+    const category = rowCategory(row);
+    add(`ledger:${category}`, 1);
+    // The unknown rows by reason: lets the run page say why in words when one reason explains them all.
+    if (category === 'unknown' && row.reason) add(`unknown:${row.reason}`, 1);
     if (row.outcome === 'failed') {
       add('failed', 1);
       if (failures.length < FAILURES_KEPT) {
@@ -90,6 +97,7 @@ export async function readBreakdown(redis: Redis, keys: Keys, runId: string): Pr
   let hasLedger = false;
   const risk = Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>;
   const reasons: RunBreakdown['reasons'] = [];
+  const unknownReasons: Record<string, number> = {};
   for (const [field, value] of Object.entries(counts)) {
     const n = Number(value);
     if (field.startsWith('risk:')) {
@@ -101,6 +109,8 @@ export async function readBreakdown(redis: Redis, keys: Keys, runId: string): Pr
         ledger[name] = Math.max(0, n);
         hasLedger = true;
       }
+    } else if (field.startsWith('unknown:') && n > 0) {
+      unknownReasons[field.slice('unknown:'.length)] = n;
     } else if (field.startsWith('reason:') && n > 0) {
       reasons.push({ reason: field.slice('reason:'.length), count: n });
     }
@@ -112,5 +122,5 @@ export async function readBreakdown(redis: Redis, keys: Keys, runId: string): Pr
   ledger.total = LEDGER_CATEGORIES.reduce((sum, c) => sum + ledger[c], 0);
   // The risk counts are the ledger's (a failed write or a not-checked row is not counted as a result); runs kept from before it, as stored.
   if (hasLedger) for (const r of RISKS) risk[r] = ledger[r];
-  return { risk, ledger, reasons, failures: failureRows.map((r) => JSON.parse(r) as Failure), failuresTotal: Number(counts.failed ?? 0) };
+  return { risk, ledger, unknownReasons, reasons, failures: failureRows.map((r) => JSON.parse(r) as Failure), failuresTotal: Number(counts.failed ?? 0) };
 }

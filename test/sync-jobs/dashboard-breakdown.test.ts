@@ -27,15 +27,17 @@ async function fromReport(pipeline: SyncPipeline, runId: string): Promise<{ brea
   }
   const ledger = emptyLedger();
   const reasons = new Map<string, number>();
+  const unknownReasons: Record<string, number> = {};
   for (const row of latest.values()) {
     ledger[rowCategory(row)]++;
+    if (rowCategory(row) === 'unknown' && row.reason) unknownReasons[row.reason] = (unknownReasons[row.reason] ?? 0) + 1;
     if (row.reason) reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
   }
   ledger.total = LEDGER_CATEGORIES.reduce((sum, c) => sum + ledger[c], 0);
   // The risk counts are the ledger's: a failed write is "failed to write", not its result's risk.
   const risk = { safe: ledger.safe, risky: ledger.risky, invalid: ledger.invalid, unknown: ledger.unknown };
   const sorted = [...reasons].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-  return { breakdown: { risk, ledger, reasons: sorted, failuresTotal: failed.length }, failed };
+  return { breakdown: { risk, ledger, unknownReasons, reasons: sorted, failuresTotal: failed.length }, failed };
 }
 
 describe('a run breakdown', () => {
@@ -137,6 +139,7 @@ describe('the breakdown store', () => {
       const after = await store.breakdown(run.id);
       expect(after.ledger).toEqual({ safe: 2, risky: 1, invalid: 1, unknown: 0, not_checked: 2, unreadable: 1, write_failed: 0, total: 7 });
       expect(after.risk).toEqual({ safe: 2, risky: 1, invalid: 1, unknown: 0 });
+      expect([before.unknownReasons, after.unknownReasons]).toEqual([{ smtp_timeout: 1 }, {}]);
       expect(after.reasons.find((r) => ['smtp_timeout', 'not_checked', 'greylisted'].includes(r.reason))).toBeUndefined();
     } finally {
       const found = await redis.keys(`${keys.prefix}:*`);

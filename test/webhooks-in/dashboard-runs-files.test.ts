@@ -50,6 +50,7 @@ describe('dashboard API: run pause and breakdown', () => {
       // The ledger: contact 3's write failed, so it is "failed to write", not invalid.
       risk: { safe: 1, risky: 1, invalid: 1, unknown: 0 },
       ledger: { safe: 1, risky: 1, invalid: 1, unknown: 0, not_checked: 0, unreadable: 0, write_failed: 1, total: 4 },
+      unknownReasons: {},
       // Each category with contacts and each reason, in core's plain words (a reason it does not know has none).
       categories: [
         { category: 'safe', label: 'Safe', count: 1, explanation: CATEGORY_WORDS.safe.explanation },

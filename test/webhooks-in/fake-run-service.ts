@@ -87,8 +87,11 @@ export class FakeRunService implements RunService {
     const rows = this.reports.get(id) ?? [];
     const reasons = new Map<string, number>();
     const ledger = emptyLedger();
+    const unknownReasons: Record<string, number> = {};
     for (const row of rows) {
-      ledger[row.outcome === 'failed' || !row.risk ? 'write_failed' : ledgerCategory(row.risk, row.reason)]++;
+      const category = row.outcome === 'failed' || !row.risk ? 'write_failed' : ledgerCategory(row.risk, row.reason);
+      ledger[category]++;
+      if (category === 'unknown' && row.reason) unknownReasons[row.reason] = (unknownReasons[row.reason] ?? 0) + 1;
       if (row.reason) reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
     }
     const failed = rows.filter((r) => r.outcome === 'failed');
@@ -97,6 +100,7 @@ export class FakeRunService implements RunService {
     return {
       risk: { safe: ledger.safe, risky: ledger.risky, invalid: ledger.invalid, unknown: ledger.unknown },
       ledger,
+      unknownReasons,
       reasons: [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count })),
       failures: failed.slice(0, 100).map((r) => ({ contactId: r.contactId, email: r.email, error: r.error })),
       failuresTotal: failed.length,

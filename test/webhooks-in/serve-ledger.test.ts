@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
-import { CATEGORY_WORDS, LEDGER_CATEGORIES, type LedgerCategory } from '@verify-hub/core';
+import { CATEGORY_WORDS, LEDGER_CATEGORIES, REASON_WORDS, type LedgerCategory } from '@verify-hub/core';
 import type { RunningHub } from '../../cli/src/commands/serve';
 import { cli } from '../cli/run-cli';
 import type { FakeEngine } from '../fakes/engine';
@@ -57,7 +57,10 @@ describe('a file run\'s one ledger through verify-hub serve', () => {
     expect(breakdown.risk).toEqual({ safe: truth.safe, risky: truth.risky, invalid: truth.invalid, unknown: truth.unknown });
     expect(LEDGER_CATEGORIES.reduce((sum, c) => sum + breakdown.ledger[c], 0)).toBe(LEDGER_FILE_ROWS);
     // As the run page shows them: each category with contacts, its plain label, count and explanation.
-    expect(breakdown.categories).toEqual(LEDGER_CATEGORIES.filter((c) => truth[c]).map((c) => ({ category: c, label: CATEGORY_WORDS[c].label, count: truth[c], explanation: CATEGORY_WORDS[c].explanation })));
+    // Every unknown of this file has one reason (the fake engine's smtp_timeout): that line says it in words.
+    const why = (c: LedgerCategory) => (c === 'unknown' ? `${REASON_WORDS.smtp_timeout}; no credit spent; re-check later` : CATEGORY_WORDS[c].explanation);
+    expect(breakdown.unknownReasons).toEqual({ smtp_timeout: truth.unknown });
+    expect(breakdown.categories).toEqual(LEDGER_CATEGORIES.filter((c) => truth[c]).map((c) => ({ category: c, label: CATEGORY_WORDS[c].label, count: truth[c], explanation: why(c) })));
 
     // summary.json, as downloaded.
     const summary = JSON.parse(await download(id, 'summary'));

@@ -111,7 +111,7 @@ export function runRoutes(runs: RunService): Router {
     await existing(id);
     const breakdown = await runs.breakdown(id);
     // The ledger and the reasons in plain words (core's CATEGORY_WORDS and REASON_WORDS), as the run page shows them.
-    res.json({ ...breakdown, categories: ledgerInWords(breakdown.ledger), reasons: breakdown.reasons.map((r) => ({ ...r, words: reasonInWords(r.reason) })) });
+    res.json({ ...breakdown, categories: ledgerInWords(breakdown.ledger, { unknown: breakdown.unknownReasons }), reasons: breakdown.reasons.map((r) => ({ ...r, words: reasonInWords(r.reason) })) });
   });
 
   router.post('/runs/:id/recheck-unknowns', async (req, res) => {
