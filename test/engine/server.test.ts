@@ -6,6 +6,7 @@ import { startEngineServer, type EngineServer } from '@verify-hub/engine';
 import { startMailWorld, type MailWorld } from '../fakes/mail-peers';
 import { engineFor } from './helpers';
 import { validatingProxy, type ValidatingProxy } from './openapi-contract';
+import { until } from '../setup/until';
 
 // The validator is a dev dependency of the engine workspace, installed under engine/node_modules.
 const SwaggerParser = require(require.resolve('@apidevtools/swagger-parser', { paths: [join(__dirname, '..', '..', 'engine')] })) as {
@@ -272,7 +273,7 @@ describe('engine HTTP API', () => {
         const ask = (signal?: AbortSignal) => fetch(`${otherProxy.url}/api/v1/verify?email=john@acme-mail.com`, { headers: { 'X-API-Key': key, 'Idempotency-Key': 'run-1:john' }, signal });
         const killed = new AbortController();
         const first = ask(killed.signal).catch((e: unknown) => e);
-        await until(() => gate.calls() === 1);
+        await until(() => gate.calls() === 1, 20_000);
         killed.abort(); // the client dies; the engine goes on and bills
         await first;
         const racing = await ask();
@@ -282,7 +283,7 @@ describe('engine HTTP API', () => {
         gate.open();
         // The engine finishes the cut-off request in its own time: until then a replay is told to wait.
         let replay!: Response;
-        await until(async () => (replay = await ask()).status !== 409);
+        await until(async () => (replay = await ask()).status !== 409, 20_000);
         expect(replay.status).toBe(200);
         expect(replay.headers.get('idempotent-replayed')).toBe('true');
         expect(await replay.json()).toMatchObject({ email: 'john@acme-mail.com', risk: 'safe', billable: true });
@@ -420,11 +421,3 @@ describe('engine HTTP API', () => {
     expect(proxy.invalid()).toEqual([]);
   });
 });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting for a condition');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

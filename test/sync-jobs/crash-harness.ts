@@ -6,6 +6,7 @@ import { createLogger, normalizeEmail } from '@verify-hub/core';
 import { ConnectorRegistry, SyncPipeline, type RunRecord } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
+import { until } from '../setup/until';
 
 const ROOT = join(__dirname, '..', '..');
 const WORKER = join(__dirname, 'fixtures', 'crash-worker.ts');
@@ -205,12 +206,4 @@ function figures(ids: string[], hubspot: FakeHubSpot, engine: FakeEngine, contac
     bill: engine.billed,
     credits: run.counters.credits ?? 0,
   };
-}
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

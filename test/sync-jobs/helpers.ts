@@ -3,6 +3,7 @@ import { createLogger, EngineClient, type ConnectorFactory } from '@verify-hub/c
 import { ConnectorRegistry, SyncPipeline, type RunRecord, type RunStatus, type SyncPipelineOptions } from '@verify-hub/sync-jobs';
 import { FakeEngine, type FakeEngineOptions } from '../fakes/engine';
 import { FakeSource, type FakeSourceOptions } from '../fakes/source';
+import { until } from '../setup/until';
 
 export const silentLogger = { level: 'silent' };
 
@@ -65,10 +66,6 @@ export async function waitForStatus(pipeline: SyncPipeline, id: string, statuses
   }
 }
 
-export async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+export function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  return until(check, timeoutMs);
 }

@@ -5,6 +5,7 @@ import request from 'supertest';
 import { SecretBox } from '@verify-hub/core';
 import { verifyHookSignature } from '@verify-hub/webhooks-in';
 import { createHarness, bearer, type Harness } from './harness';
+import { until } from '../setup/until';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -25,14 +26,6 @@ async function receiver(statuses: number[] = []): Promise<{ url: string; receive
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/run-finished`, received, server };
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** The receiver side, written out with node:crypto alone (not the hub's helper): t=<s>,v1=<hex HMAC of "t.body">. */

@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import { createLogger } from '@verify-hub/core';
 import { createHubApp, type HubApp, type HubAppDeps } from '@verify-hub/webhooks-in';
 import { FakeRunService } from './fake-run-service';
+import { until } from '../setup/until';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const silentLogger = createLogger({ level: 'silent' });
@@ -61,14 +62,7 @@ export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promis
 
 export const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
-/** Polls `check` until it holds (generous bound: these wait for queue workers, not for timing). */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { until };
 
 /** Waits until every accepted webhook delivery has been handed to the RunService. */
 export async function drained(hub: HubApp): Promise<void> {
