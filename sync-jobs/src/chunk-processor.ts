@@ -33,6 +33,8 @@ export interface ChunkDeps {
 
 export interface ChunkInput {
   contacts: Contact[];
+  /** The stored connection the contacts belong to, for per-account throughput (file runs have none). */
+  connectionId?: string;
   writeOptions: WriteOptions;
   /** Credits this chunk may spend (the run's cap minus what others spent or reserved). */
   creditCap?: number;
@@ -170,6 +172,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const written = await writeOnce(deps.connector, results, input.writeOptions, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
+  if (input.connectionId) syncMetrics.connectionContacts.inc({ connection: input.connectionId }, input.contacts.length);
   syncMetrics.credits.inc({ platform }, counters.credits);
   syncMetrics.writes.inc({ platform, outcome: 'written' }, counters.written);
   syncMetrics.writes.inc({ platform, outcome: 'unchanged' }, counters.unchanged);

@@ -1,9 +1,11 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** Anything with BullMQ's job counts: the pipeline's queues register here for the depth gauge. */
+/** Anything with BullMQ's job counts and listing: the pipeline's queues register here for the depth and age gauges. */
 interface CountsSource {
   readonly name: string;
   getJobCounts(...types: string[]): Promise<Record<string, number>>;
+  /** BullMQ's `Queue.getJobs`: with `asc` the oldest first. */
+  getJobs(types: 'waiting'[], start: number, end: number, asc: boolean): Promise<Array<{ timestamp: number; delay?: number } | undefined>>;
 }
 
 const depthSources = new Set<CountsSource>();
@@ -63,6 +65,32 @@ export const syncMetrics = {
     help: 'Contacts written back, by platform and outcome (written, unchanged, failed)',
     labelNames: ['platform', 'outcome'] as const,
     registers: [metricsRegistry],
+  }),
+  connectionContacts: new Counter({
+    name: 'verify_hub_connection_contacts_total',
+    help: 'Contacts that went through a chunk, by stored connection id (throughput per account; file runs have none)',
+    labelNames: ['connection'] as const,
+    registers: [metricsRegistry],
+  }),
+  queueOldestWaiting: new Gauge({
+    name: 'verify_hub_queue_oldest_waiting_seconds',
+    help: 'Age of the oldest job ready to run but not yet taken by a worker, per queue (0 when none waits): growing means workers are too few',
+    labelNames: ['queue'] as const,
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      const now = Date.now();
+      for (const source of depthSources) {
+        try {
+          const [oldest] = await source.getJobs(['waiting'], 0, 0, true);
+          // A delayed job becomes ready at timestamp + delay: its wait starts then, not when it was added.
+          const readySince = oldest ? oldest.timestamp + (oldest.delay ?? 0) : now;
+          this.set({ queue: source.name }, Math.max(0, (now - readySince) / 1000));
+        } catch {
+          // As for the depth gauge: an unreachable queue reports nothing.
+        }
+      }
+    },
   }),
   queueDepth: new Gauge({
     name: 'verify_hub_queue_depth',

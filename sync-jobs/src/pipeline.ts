@@ -745,6 +745,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       outcome = await processChunk(
         {
           contacts: data.contacts,
+          connectionId: run.connectionId,
           writeOptions: writeOptionsOf(run),
           creditCap: cap === undefined ? undefined : grant,
           purchaseScope: data.runId,
@@ -853,7 +854,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const cache = data.runId ? this.runCache({ id: data.runId, options: {} }) : { cache: this.cache };
     const outcome = await processChunk(
       // Unknown answers are never kept under an idempotency key, so a re-check under its run's scope asks afresh.
-      { contacts, writeOptions: data.writeOptions, purchaseScope: data.runId ?? String(job.id), maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
+      { contacts, connectionId: data.connectionId, writeOptions: data.writeOptions, purchaseScope: data.runId ?? String(job.id), maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
       { connector, verifier, ...cache, concurrency: this.opts.verifyConcurrency },
     );
     if (outcome.status === 'stopped') {
@@ -890,7 +891,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       let contact = event.email ? { id: event.contactId, email: event.email } : undefined;
       if (connector.pullByIds) contact = (await connector.pullByIds([event.contactId]))[0] ?? contact;
       if (!contact?.email) return;
-      outcome = await processChunk({ contacts: [contact], writeOptions, purchaseScope: `event:${job.id}`, maxRateLimitWaitMs: 0, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
+      outcome = await processChunk({ contacts: [contact], connectionId: connection.id, writeOptions, purchaseScope: `event:${job.id}`, maxRateLimitWaitMs: 0, whenStopped: 'return' }, { connector, verifier, cache: this.cache, concurrency: 1 });
     } catch (error) {
       const stop = platformStop(error);
       if (!stop) throw permanentAsUnrecoverable(error);
