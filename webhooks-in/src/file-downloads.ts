@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CATEGORY_WORDS, FLAG_WORDS, ROW_FLAGS, type Ledger, type RowFlag } from '@verify-hub/core';
 import { CATEGORY_FILES, SPLIT_FORMATS, type CategoryFile, type FileSummary, type SplitFormat } from '@verify-hub/connector-file';
 import type { RunRecord } from '@verify-hub/sync-jobs';
-import { outputPath } from './file-outputs';
+import { categoryPath, outputPath } from './file-outputs';
 
 /** What `GET /runs/:id/download?category=` serves: the per-category files, and the rejected-rows file as `unreadable`. */
 export const DOWNLOAD_CATEGORIES = [...CATEGORY_FILES, 'unreadable'] as const;
@@ -38,6 +38,11 @@ export interface RunDownloads {
 }
 
 export const downloadHref = (runId: string, category: DownloadCategory, format: SplitFormat) => `/api/runs/${encodeURIComponent(runId)}/download?category=${category}&format=${format}`;
+
+/** Where a file run's list of one category (or flag) is, in one format: the per-category file, or the rejected-rows file for `unreadable` (CSV only). */
+export function downloadPath(input: string, category: DownloadCategory, format: SplitFormat, run?: RunRecord): string {
+  return category === 'unreadable' ? outputPath(input, 'rejected', run) : categoryPath(input, category, format, run);
+}
 
 /** `contacts-invalid.xlsx`, `contacts-catch-all.csv`: the upload's name and the list's. */
 export function downloadFileName(input: string, category: DownloadCategory, format: SplitFormat): string {

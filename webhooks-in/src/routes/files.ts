@@ -12,8 +12,8 @@ import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { RunIdParams, RunOptionsSchema, UploadFields } from '../schemas';
 import { runView } from '../run-view';
-import { OUTPUT_KINDS, categoryPath, outputPath, uploadOfRun } from '../file-outputs';
-import { DownloadQuery, downloadFileName, downloadsOf } from '../file-downloads';
+import { OUTPUT_KINDS, outputPath, uploadOfRun } from '../file-outputs';
+import { DownloadQuery, downloadFileName, downloadPath, downloadsOf } from '../file-downloads';
 
 export const UPLOAD_EXTENSIONS = ['.csv', '.tsv', '.txt', '.xlsx'];
 export const DEFAULT_UPLOAD_MAX_BYTES = 64 * 1024 * 1024;
@@ -385,7 +385,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     const { category, format } = parseInput(DownloadQuery, req.query, 'query');
     if (category === 'unreadable' && format !== 'csv') throw new HttpError(400, 'INVALID_INPUT', 'query.format: the rows that could not be read are a CSV file only (each record as its text in the file): use csv', 'query.format');
     const { run, input } = await completedFileRun(req.params.id);
-    const path = category === 'unreadable' ? outputPath(input, 'rejected', run) : categoryPath(input, category, format, run);
+    const path = downloadPath(input, category, format, run);
     await access(path).catch(() => {
       throw new HttpError(404, 'NOT_FOUND', `run ${run.id} has no ${category.replace(/_/g, ' ')} rows to download`);
     });
