@@ -2,25 +2,10 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
 import { FakeEngine } from '../fakes/engine';
-import { ledgerFileText, ledgerTruth } from '../file/ledger-file';
+import { ledgerFileRows, ledgerFileText, ledgerTruth } from '../file/ledger-file';
 import { createHarness, bearer, type Harness } from './harness';
 import { FakeRunService } from './fake-run-service';
 import { MemoryConnectionStore, cleanFileRun } from './file-cleaning';
-
-/**
- * Each data row of ledgerFileText() with its known category under the fake engine (risk by the local
- * part's first word; a risky address is on a catch-all domain; not an address: invalid; no address: not checked).
- */
-function knownRows(): { name: string; category: string; flags: string[] }[] {
-  const records = parse(ledgerFileText(), { relax_column_count: true, from_line: 2 }) as string[][];
-  return records
-    .filter((r) => r.length === 2)
-    .map(([name, email]) => {
-      const local = email!.split('@')[0]!;
-      const category = email === '' ? 'not_checked' : !email!.includes('@') ? 'invalid' : (['risky', 'invalid', 'unknown'].find((r) => local.startsWith(r)) ?? 'safe');
-      return { name: name!, category, flags: category === 'risky' ? ['catch_all'] : [] };
-    });
-}
 
 async function xlsxNames(body: Buffer): Promise<{ header: unknown[]; names: string[] }> {
   const book = new ExcelJS.Workbook();
@@ -61,7 +46,7 @@ describe('per-category downloads of a file run', () => {
     await runs.settle();
 
     const truth = ledgerTruth(999);
-    const rows = knownRows();
+    const rows = ledgerFileRows();
     const listed = await request(h.hub.app).get(`/api/runs/${runId}/downloads`).set(bearer);
     expect(listed.status).toBe(200);
     const counts = Object.fromEntries([...listed.body.categories, ...listed.body.flags].map((c: { category: string; count: number }) => [c.category, c.count]));
