@@ -275,6 +275,9 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     const byCategory = [['Safe', truth.safe], ['Risky', truth.risky], ['Invalid', truth.invalid], ['Unknown', truth.unknown], ['Not checked', truth.not_checked], ['Could not be read', truth.unreadable]];
     expect(await tableRows(categories)).toEqual(byCategory);
     expect(await tableRows(page.getByRole('table', { name: /^By flag/ }))).toEqual([['Role address', 0], ['Disposable', 0], ['Catch-all', truth.risky]]);
+    const cleanedList = (await page.getByRole('region', { name: 'Downloads' }).locator('ul').textContent()) ?? '';
+    expect(cleanedList).toContain(`Download cleaned file (${(truth.total - truth.invalid - truth.unreadable).toLocaleString('en-US')} rows: every row except the invalid ones)`);
+    expect(cleanedList).toContain(`Download removed rows (${truth.invalid} rows: the invalid ones)`);
     // A list without rows has nothing to download.
     expect(await page.getByRole('link', { name: 'Download Role address rows as CSV' }).count()).toBe(0);
 

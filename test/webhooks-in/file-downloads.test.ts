@@ -52,6 +52,7 @@ describe('per-category downloads of a file run', () => {
     const counts = Object.fromEntries([...listed.body.categories, ...listed.body.flags].map((c: { category: string; count: number }) => [c.category, c.count]));
     expect(counts).toEqual({ safe: truth.safe, risky: truth.risky, invalid: truth.invalid, unknown: truth.unknown, not_checked: truth.not_checked, unreadable: 1, role: 0, disposable: 0, catch_all: truth.risky });
     expect(listed.body.cleaned.count + listed.body.removed.count + truth.unreadable).toBe(truth.total);
+    expect(listed.body.removed).toEqual({ count: truth.invalid, href: `/api/runs/${runId}/files/removed`, risks: ['invalid'] });
     const invalid = listed.body.categories.find((c: { category: string }) => c.category === 'invalid');
     expect(invalid).toMatchObject({ label: 'Invalid', csv: `/api/runs/${runId}/download?category=invalid&format=csv`, xlsx: `/api/runs/${runId}/download?category=invalid&format=xlsx` });
     // Nothing to download for a list without rows; the unreadable rows are CSV only.

@@ -29,7 +29,8 @@ export interface CategoryDownload {
 export interface RunDownloads {
   /** The cleaned file (every row not removed) and the removed rows, as the run wrote them. */
   cleaned: { count: number; href: string };
-  removed: { count: number; href: string };
+  /** `risks`: the risks whose rows were removed (absent for runs cleaned before the summary said). */
+  removed: { count: number; href: string; risks?: string[] };
   summary: { href: string };
   /** Safe, risky, invalid, unknown, not checked, could not be read: every row once, counted as the ledger counts it. */
   categories: CategoryDownload[];
@@ -55,7 +56,7 @@ export function downloadFileName(input: string, category: DownloadCategory, form
  * file's number of rows.
  */
 export async function downloadsOf(run: RunRecord, input: string): Promise<RunDownloads> {
-  const summary = JSON.parse(await readFile(outputPath(input, 'summary', run), 'utf8')) as Pick<FileSummary, 'rows' | 'removed' | 'categoryOutputs'> & { ledger: Ledger; flags?: Record<RowFlag, number> };
+  const summary = JSON.parse(await readFile(outputPath(input, 'summary', run), 'utf8')) as Pick<FileSummary, 'rows' | 'removed' | 'categoryOutputs'> & Partial<Pick<FileSummary, 'removedRisks'>> & { ledger: Ledger; flags?: Record<RowFlag, number> };
   const files = summary.categoryOutputs ?? {};
   const entry = (category: DownloadCategory, words: { label: string; explanation: string }, count: number): CategoryDownload => {
     const item: CategoryDownload = { category, ...words, count };
@@ -68,7 +69,7 @@ export async function downloadsOf(run: RunRecord, input: string): Promise<RunDow
   const runFile = (kind: string) => `/api/runs/${encodeURIComponent(run.id)}/files/${kind}`;
   return {
     cleaned: { count: summary.rows - summary.removed, href: runFile('cleaned') },
-    removed: { count: summary.removed, href: runFile('removed') },
+    removed: { count: summary.removed, href: runFile('removed'), risks: summary.removedRisks },
     summary: { href: runFile('summary') },
     categories: (['safe', 'risky', 'invalid', 'unknown', 'not_checked', 'unreadable'] as const).map((c) => entry(c, CATEGORY_WORDS[c], summary.ledger[c] ?? 0)),
     flags: ROW_FLAGS.map((f) => entry(f, FLAG_WORDS[f], summary.flags?.[f] ?? 0)),

@@ -16,7 +16,7 @@ import {
 import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
-import { recheckOutputs, resolveOptions, type CategoryFile, type FileConnectorOptions, type ResolvedOptions, type SplitFormat } from './options';
+import { REMOVABLE_RISKS, recheckOutputs, resolveOptions, type CategoryFile, type FileConnectorOptions, type RemovableRisk, type ResolvedOptions, type SplitFormat } from './options';
 import { OrderedOutput, type OutputTotals } from './ordered-output';
 
 /** The scope kind a file connector reads (`all` is accepted as a synonym): the whole file. */
@@ -62,6 +62,8 @@ export interface FileSummary extends OutputTotals {
   /** The records that could not be read, each with its line, reason and text (CSV). */
   rejectedOutput: string;
   dryRun: boolean;
+  /** The risks whose rows went to the removed file (`remove`); every other row is in the cleaned file. */
+  removedRisks: RemovableRisk[];
   /** The per-category files written (`split`): by category or flag, each in CSV and .xlsx; only those with rows. */
   categoryOutputs?: Partial<Record<CategoryFile, Record<SplitFormat, string>>>;
   problems: FileProblem[];
@@ -236,6 +238,7 @@ export class FileConnector implements Connector {
       summaryOutput,
       rejectedOutput,
       dryRun: output.dryRun,
+      removedRisks: REMOVABLE_RISKS.filter((risk) => this.options.remove.has(risk)),
       rows: totals.rows,
       counts: totals.counts,
       removed: totals.removed,

@@ -70,7 +70,7 @@ export interface CategoryDownload {
 /** GET /api/runs/:id/downloads: the cleaned list, each category of the ledger and each flag, counted as the files were written. */
 export interface RunDownloads {
   cleaned: { count: number; href: string };
-  removed: { count: number; href: string };
+  removed: { count: number; href: string; risks?: string[] };
   summary: { href: string };
   categories: CategoryDownload[];
   flags: CategoryDownload[];

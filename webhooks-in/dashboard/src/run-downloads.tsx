@@ -33,13 +33,13 @@ export function FileDownloads({ id }: { id: string }) {
               <a href={downloads.cleaned.href} download>
                 Download cleaned file
               </a>{' '}
-              <span class="muted">({rows(downloads.cleaned.count)}: every row except the removed ones)</span>
+              <span class="muted">({rows(downloads.cleaned.count)}: every row except the {removedWords(downloads.removed.risks)} ones)</span>
             </li>
             <li>
               <a href={downloads.removed.href} download>
                 Download removed rows
               </a>{' '}
-              <span class="muted">({rows(downloads.removed.count)})</span>
+              <span class="muted">({rows(downloads.removed.count)}: the {removedWords(downloads.removed.risks)} ones)</span>
             </li>
             <li>
               <a href={downloads.summary.href} download>
@@ -102,5 +102,8 @@ function DownloadTable({ caption, testId, items }: { caption: string; testId: st
     </div>
   );
 }
+
+/** "invalid", "invalid and risky": the risks the user chose to remove when the run started. */
+const removedWords = (risks: string[] | undefined) => (risks?.length ? risks.join(' and ') : 'removed');
 
 const rows = (n: number) => `${formatNumber(n)} ${n === 1 ? 'row' : 'rows'}`;
