@@ -132,6 +132,32 @@ describe('per-category files (split)', () => {
     }
   });
 
+  it('writes a re-check run\'s files beside the first run\'s, tagged with its id, never over them', async () => {
+    const tmp = await tempDir();
+    try {
+      const input = tmp.file('again.csv');
+      await writeFile(input, 'email\ns1@example.com\nunknown2@example.com\n');
+      const first = new FileConnector({ input, split: true });
+      for (const page of await pullAll(first)) await first.write(page.contacts.map((contact) => ({ contact, verification: verify(contact.email) })));
+      await first.finish();
+      const recheck = new FileConnector({ input, split: true });
+      recheck.bindRun('run-2');
+      // The re-check finds the unknown address safe now.
+      const safeNow = (email: string): Verification => ({ ...verify(email.replace('unknown', 's')), email, normalized: email });
+      const scope = { kind: 'recheck', value: 'run-1' };
+      for (const page of await pullAll(recheck, scope)) await recheck.write(page.contacts.map((contact) => ({ contact, verification: safeNow(contact.email) })));
+      const summary = await recheck.finish();
+      expect(Object.keys(summary.categoryOutputs ?? {})).toEqual(['safe']);
+      expect(summary.categoryOutputs?.safe?.csv).toBe(tmp.file('again.safe.recheck-run-2.csv'));
+      expect((await readCsvFile(tmp.file('again.safe.recheck-run-2.csv'))).rows.map((r) => r[0])).toEqual(['email', 's1@example.com', 'unknown2@example.com']);
+      // The first run's files stay as they were.
+      expect((await readCsvFile(tmp.file('again.unknown.csv'))).rows.map((r) => r[0])).toEqual(['email', 'unknown2@example.com']);
+      expect((await readCsvFile(tmp.file('again.safe.csv'))).rows.map((r) => r[0])).toEqual(['email', 's1@example.com']);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
   it('keeps an .xlsx input\'s cell types in the .xlsx category file, and writes them as text in the CSV', async () => {
     const tmp = await tempDir();
     try {

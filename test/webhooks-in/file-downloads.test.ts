@@ -121,4 +121,16 @@ describe('per-category downloads of a file run', () => {
       runs.work = work;
     }
   });
+
+  it('answers 404 for the downloads of a dry run, which wrote no file', async () => {
+    const upload = await request(h.hub.app).post('/api/files').set(bearer).attach('file', Buffer.from('email\ninvalid.a@example.com\n'), 'dry.csv').field('dryRun', 'true');
+    expect(upload.status).toBe(202);
+    await runs.settle();
+    const id = upload.body.run.id as string;
+    expect((await request(h.hub.app).get(`/api/runs/${id}`).set(bearer)).body.status).toBe('completed');
+    const list = await request(h.hub.app).get(`/api/runs/${id}/downloads`).set(bearer);
+    expect([list.status, list.body.error]).toEqual([404, `run ${id} was a dry run: it wrote no files`]);
+    const file = await request(h.hub.app).get(`/api/runs/${id}/download?category=invalid`).set(bearer);
+    expect(file.status).toBe(404);
+  });
 });

@@ -5,6 +5,7 @@ import { CATEGORY_WORDS, FLAG_WORDS, ROW_FLAGS, type Ledger, type RowFlag } from
 import { CATEGORY_FILES, SPLIT_FORMATS, type CategoryFile, type FileSummary, type SplitFormat } from '@verify-hub/connector-file';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 import { categoryPath, outputPath } from './file-outputs';
+import { HttpError } from './http-errors';
 
 /** What `GET /runs/:id/download?category=` serves: the per-category files, and the rejected-rows file as `unreadable`. */
 export const DOWNLOAD_CATEGORIES = [...CATEGORY_FILES, 'unreadable'] as const;
@@ -56,7 +57,11 @@ export function downloadFileName(input: string, category: DownloadCategory, form
  * file's number of rows.
  */
 export async function downloadsOf(run: RunRecord, input: string): Promise<RunDownloads> {
-  const summary = JSON.parse(await readFile(outputPath(input, 'summary', run), 'utf8')) as Pick<FileSummary, 'rows' | 'removed' | 'categoryOutputs'> & Partial<Pick<FileSummary, 'removedRisks'>> & { ledger: Ledger; flags?: Record<RowFlag, number> };
+  const text = await readFile(outputPath(input, 'summary', run), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+    throw new HttpError(404, 'NOT_FOUND', run.options.dryRun ? `run ${run.id} was a dry run: it wrote no files` : `run ${run.id} has no files`);
+  });
+  const summary = JSON.parse(text) as Pick<FileSummary, 'rows' | 'removed' | 'categoryOutputs'> & Partial<Pick<FileSummary, 'removedRisks'>> & { ledger: Ledger; flags?: Record<RowFlag, number> };
   const files = summary.categoryOutputs ?? {};
   const entry = (category: DownloadCategory, words: { label: string; explanation: string }, count: number): CategoryDownload => {
     const item: CategoryDownload = { category, ...words, count };

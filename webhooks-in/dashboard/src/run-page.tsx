@@ -105,7 +105,7 @@ export function RunPage({ id }: { id: string }) {
       <ErrorAlert message={error} />
       {!run && !error && <p class="muted">Loading the run…</p>}
       {/* A finished file run is there to be downloaded: its files come first. */}
-      {run?.platform === 'file' && run.status === 'completed' && <FileDownloads id={id} />}
+      {run?.platform === 'file' && run.status === 'completed' && !run.options.dryRun && <FileDownloads id={id} />}
       {run && (
         <>
           <section class="run-progress" aria-live="polite">
