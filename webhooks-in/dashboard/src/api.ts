@@ -125,13 +125,9 @@ export const getDownloads = (id: string, signal?: AbortSignal) => request<RunDow
 export const startRun = (body: StartRunRequest) => request<RunView>('POST', '/api/runs', { body });
 export const runAction = (id: string, action: 'pause' | 'resume' | 'cancel' | 'recheck-unknowns') => request<RunView>('POST', path`/api/runs/${id}/${action}`);
 
-/** Where the browser downloads a run's files (plain links: the session cookie goes along). */
+/** Where the browser downloads a run's per-record report (a plain link: the session cookie goes along); a file run's files come with getDownloads. */
 export const runLinks = (id: string) => ({
   report: path`/api/runs/${id}/report.csv`,
-  cleaned: path`/api/runs/${id}/files/cleaned`,
-  removed: path`/api/runs/${id}/files/removed`,
-  rejected: path`/api/runs/${id}/files/rejected`,
-  summary: path`/api/runs/${id}/files/summary`,
 });
 
 // ---------------------------------------------------------------- single-address check
