@@ -69,6 +69,26 @@ export const CATEGORY_WORDS: Readonly<Record<LedgerCategory, { label: string; ex
   write_failed: { label: 'Failed to write', explanation: 'verified, but the result could not be written back' },
 };
 
+/**
+ * Flags a row may carry on top of its category (a role address is also safe, risky or invalid): the
+ * file downloads offer a list per flag. A flag is set only when the check said yes (`true`), never for
+ * "not checked".
+ */
+export const ROW_FLAGS = ['role', 'disposable', 'catch_all'] as const;
+export type RowFlag = (typeof ROW_FLAGS)[number];
+
+export const FLAG_WORDS: Readonly<Record<RowFlag, { label: string; explanation: string }>> = {
+  role: { label: 'Role address', explanation: 'an address read by a team (info@, sales@, ...), not one person' },
+  disposable: { label: 'Disposable', explanation: 'a throwaway address from a disposable-mail service' },
+  catch_all: { label: 'Catch-all', explanation: 'its domain accepts mail for any address, so the mailbox cannot be confirmed' },
+};
+
+/** The flags a result carries (`checks.roleAccount`, `disposable`, `catchAll` true), in ROW_FLAGS order. */
+export function rowFlags(v: Pick<Verification, 'checks'>): RowFlag[] {
+  const set: Record<RowFlag, boolean> = { role: v.checks.roleAccount === true, disposable: v.checks.disposable === true, catch_all: v.checks.catchAll === true };
+  return ROW_FLAGS.filter((flag) => set[flag]);
+}
+
 /** A ledger category with rows, in plain words: what the run page and the CLI show. */
 export interface CategoryInWords {
   category: LedgerCategory;

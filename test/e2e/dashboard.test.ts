@@ -1,7 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { cli } from '../cli/run-cli';
+import { ledgerFileRows, ledgerFileText, ledgerTruth } from '../file/ledger-file';
 import { INSTALL_HINT, VIEWPORT, browserPolicy, launchBrowser, parseCsv, signIn, startStack, tabUntil, until, type Stack } from './harness';
 
 /**
@@ -247,6 +250,82 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     await runs.getByRole('link', { name: runId }).waitFor();
     for (const column of ['Run', 'Source', 'Scope', 'Status', 'Started', 'Duration', 'Progress', 'Pulled', 'Verified', 'Written', 'Failed', 'Credits']) {
       await runs.getByRole('columnheader', { name: column, exact: true }).waitFor();
+    }
+  });
+
+  it('cleans the 2,000-row file with known categories: downloads first, and the page, the CLI, summary.json and each category file agree with the truth', async () => {
+    const input = join(work, 'known.csv');
+    writeFileSync(input, ledgerFileText());
+    const truth = ledgerTruth(999);
+    const known = ledgerFileRows();
+    const page = await signedInPage();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clean a file' }).click();
+    await page.getByLabel('Choose a file').setInputFiles(input);
+    await page.getByRole('table', { name: 'Preview' }).waitFor();
+    await page.getByRole('button', { name: 'Start cleaning' }).click();
+    await page.waitForURL(/#\/runs\/[^/]+$/);
+    const runId = decodeURIComponent(page.url().split('#/runs/')[1]!);
+    await until(() => runPageState(page), (s) => s.status === 'completed', 90_000);
+
+    // The downloads come first on a finished file run's page: the first section after the heading.
+    const categories = page.getByRole('table', { name: /^By category/ });
+    await categories.waitFor();
+    expect((await page.locator('h2').allTextContents())[0]).toBe('Downloads');
+    const tableRows = (table: typeof categories) => table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('th')?.textContent ?? '', Number((r.querySelector('td.num')?.textContent ?? '').replace(/,/g, ''))]));
+    const byCategory = [['Safe', truth.safe], ['Risky', truth.risky], ['Invalid', truth.invalid], ['Unknown', truth.unknown], ['Not checked', truth.not_checked], ['Could not be read', truth.unreadable]];
+    expect(await tableRows(categories)).toEqual(byCategory);
+    expect(await tableRows(page.getByRole('table', { name: /^By flag/ }))).toEqual([['Role address', 0], ['Disposable', 0], ['Catch-all', truth.risky]]);
+    const cleanedList = (await page.getByRole('region', { name: 'Downloads' }).locator('ul').textContent()) ?? '';
+    expect(cleanedList).toContain(`Download cleaned file (${(truth.total - truth.invalid - truth.unreadable).toLocaleString('en-US')} rows: every row except the invalid ones)`);
+    expect(cleanedList).toContain(`Download removed rows (${truth.invalid} rows: the invalid ones)`);
+    // A list without rows has nothing to download.
+    expect(await page.getByRole('link', { name: 'Download Role address rows as CSV' }).count()).toBe(0);
+
+    // The run page's ledger ("Every contact, once") says the same.
+    const ledger = page.getByRole('table', { name: /^Every contact, once/ });
+    await ledger.waitFor();
+    expect(await tableRows(ledger)).toEqual(byCategory);
+    expect(await ledger.locator('caption').textContent()).toContain('(2,000 in all)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'run-page-downloads.png'), fullPage: true });
+
+    // summary.json, downloaded from the page.
+    const saved = async (name: string) => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name, exact: true }).click()]);
+      return { name: file.suggestedFilename(), text: readFileSync((await file.path())!, 'utf8') };
+    };
+    const summary = JSON.parse((await saved('Download summary')).text);
+    expect(summary.ledger).toEqual(truth);
+    expect(summary.flags).toEqual({ role: 0, disposable: 0, catch_all: truth.risky });
+
+    // Each category's file, from its link on the page: exactly that category's rows, in input order.
+    for (const [label, category] of [['Invalid', 'invalid'], ['Unknown', 'unknown'], ['Not checked', 'not_checked'], ['Catch-all', 'catch_all']] as const) {
+      const expected = known.filter((row) => row.category === category || row.flags.includes(category)).map((row) => row.name);
+      const csv = await saved(`Download ${label} rows as CSV`);
+      expect(csv.name).toBe(`known-${category.replace('_', '-')}.csv`);
+      const [header, ...rows] = parseCsv(csv.text);
+      expect(header!.slice(0, 3)).toEqual(['name', 'email', 'ev_risk']);
+      expect(header).toContain('ev_did_you_mean');
+      expect([label, rows.map((row) => row[0])]).toEqual([label, expected]);
+      // The Excel link, fetched in the page (its session): the same rows.
+      const href = await page.getByRole('link', { name: `Download ${label} rows as Excel` }).getAttribute('href');
+      const bytes = await page.evaluate(async (url) => Array.from(new Uint8Array(await (await fetch(url!)).arrayBuffer())), href);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load(Buffer.from(bytes) as unknown as ArrayBuffer);
+      const names: string[] = [];
+      book.worksheets[0]!.eachRow((row, n) => void (n > 1 && names.push(String(row.getCell(1).value))));
+      expect([label, names]).toEqual([label, expected]);
+    }
+
+    // The CLI's summary of the same run (the hub's Redis): the same counts.
+    const env = process.env.VERIFY_HUB_REDIS_PREFIX;
+    process.env.VERIFY_HUB_REDIS_PREFIX = stack.prefix;
+    try {
+      const shown = await cli('runs', runId);
+      expect(shown.code).toBe(0);
+      for (const [label, count] of byCategory) expect(shown.out).toContain(`${label} (${count.toLocaleString('en-US')}): `);
+    } finally {
+      if (env === undefined) delete process.env.VERIFY_HUB_REDIS_PREFIX;
+      else process.env.VERIFY_HUB_REDIS_PREFIX = env;
     }
   });
 

@@ -46,6 +46,8 @@ export interface Stack {
   /** With an OAuth app registered for the hub's callback; its authorize page approves as `mailchimp.userToken`. */
   mailchimp: FakeMailchimp;
   adminToken: string;
+  /** The hub's Redis prefix: the CLI (`verify-hub runs`) reads the same runs with it. */
+  prefix: string;
   /** For the few direct API checks the tests make (what the UI claims against what the hub holds). */
   api(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
@@ -100,6 +102,7 @@ export async function startStack(options: { adminToken: string; portal: { portal
     hubspot,
     mailchimp,
     adminToken: options.adminToken,
+    prefix,
     api: (path, init = {}) => fetch(`${hub.url}${path}`, { ...init, headers: { authorization: `Bearer ${options.adminToken}`, ...(init.headers ?? {}) } }),
     async stop() {
       await hub.close();

@@ -38,3 +38,21 @@ export function ledgerTruth(tail: number): Ledger {
   const ledger = { safe: 400 + 50 + tail, risky: 100, invalid: 80 + 50 + 60, unknown: 200 + 10, not_checked: 50 + (999 - tail), unreadable: 1, write_failed: 0 };
   return { ...ledger, total: Object.values(ledger).reduce((a, b) => a + b, 0) };
 }
+
+/**
+ * Each data row of ledgerFileText() in input order with its known category under the fake engine (risk
+ * by the local part's first word; not an address: invalid; no address: not checked) and its flags (the
+ * fake engine's risky answers are catch-all domains), every tail row verified. The broken record is not a row.
+ */
+export function ledgerFileRows(): { name: string; category: string; flags: string[] }[] {
+  const rows: { name: string; category: string; flags: string[] }[] = [];
+  for (const line of ledgerFileText().trim().split('\n').slice(1)) {
+    const cells = line.split(',');
+    if (cells.length !== 2) continue;
+    const [name, email] = cells as [string, string];
+    const local = email.split('@')[0]!;
+    const category = email === '' ? 'not_checked' : !email.includes('@') ? 'invalid' : (['risky', 'invalid', 'unknown'].find((r) => local.startsWith(r)) ?? 'safe');
+    rows.push({ name, category, flags: category === 'risky' ? ['catch_all'] : [] });
+  }
+  return rows;
+}

@@ -155,7 +155,7 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     expect(res.headers.location).toBe(`/api/runs/${runId}`);
     expect(res.body.run).toMatchObject({ platform: 'file', connectionId: `file-${id}`, scope: 'file:start.csv', options: { maxCredits: 100 }, expectedTotal: 6, progress: { total: 6, percent: 0 } }); // the preview's rows: the progress total from the start
     expect(res.body.upload).toEqual({ id, name: 'start.csv', bytes: Buffer.byteLength(csv), rows: 6, columns: ['Name', 'Work email', 'Home email'], emailColumn: 'Work email' });
-    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, rejected: `/api/runs/${runId}/files/rejected`, summary: `/api/runs/${runId}/files/summary` });
+    expect(res.body.links).toEqual({ run: `/api/runs/${runId}`, cleaned: `/api/runs/${runId}/files/cleaned`, removed: `/api/runs/${runId}/files/removed`, rejected: `/api/runs/${runId}/files/rejected`, summary: `/api/runs/${runId}/files/summary`, downloads: `/api/runs/${runId}/downloads` });
     expect(JSON.stringify(res.body)).not.toContain(h.uploadDir);
 
     await runs().settle();

@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
 import { parseScope } from '@verify-hub/core';
-import { recheckOutputs, resolveOptions } from '@verify-hub/connector-file';
+import { categoryOutput, recheckOutputs, resolveOptions, type CategoryFile, type SplitFormat } from '@verify-hub/connector-file';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
 export type OutputKind = 'cleaned' | 'removed' | 'summary' | 'rejected';
@@ -20,18 +20,24 @@ export function uploadedInput(run: RunRecord, uploadDir: string): string | undef
 }
 
 /**
- * The upload a file run reads, through the runs it re-checks (`recheck:<run id>`): the run that
- * started from the upload has its path in its scope.
+ * The input file a file run reads, through the runs it re-checks (`recheck:<run id>`): the run that
+ * started from the file has its path in its scope. Undefined for a platform run.
  */
-export async function uploadOfRun(run: RunRecord, uploadDir: string, getRun: (id: string) => Promise<RunRecord | undefined>): Promise<string | undefined> {
+export async function inputOfFileRun(run: RunRecord, getRun: (id: string) => Promise<RunRecord | undefined>): Promise<{ input: string; first: RunRecord } | undefined> {
   let current: RunRecord | undefined = run;
   for (let depth = 0; current && depth < MAX_RECHECK_DEPTH; depth++) {
     if (current.platform !== 'file') return undefined;
     const scope = parseScope(current.scope);
-    if (scope.kind !== 'recheck') return uploadedInput(current, uploadDir);
+    if (scope.kind !== 'recheck') return scope.kind === 'file' && scope.value ? { input: scope.value, first: current } : undefined;
     current = scope.value ? await getRun(scope.value) : undefined;
   }
   return undefined;
+}
+
+/** The upload a file run reads (see inputOfFileRun), when it lies inside the upload folder (nothing else is served). */
+export async function uploadOfRun(run: RunRecord, uploadDir: string, getRun: (id: string) => Promise<RunRecord | undefined>): Promise<string | undefined> {
+  const found = await inputOfFileRun(run, getRun);
+  return found && uploadedInput(found.first, uploadDir);
 }
 
 /**
@@ -39,7 +45,16 @@ export async function uploadOfRun(run: RunRecord, uploadDir: string, getRun: (id
  * overrides them), tagged with the run's id for a re-check (which never writes over the first files).
  */
 export function outputPath(input: string, kind: OutputKind, run?: RunRecord): string {
-  let resolved = resolveOptions({ input });
-  if (run && parseScope(run.scope).kind === 'recheck') resolved = recheckOutputs(resolved, run.id);
+  const resolved = outputsOf(input, run);
   return { cleaned: resolved.output, removed: resolved.removedOutput, summary: resolved.summaryOutput, rejected: resolved.rejectedOutput }[kind];
+}
+
+/** Where the file connector wrote a run's rows of one category or flag in one format (`split`, see categoryOutput). */
+export function categoryPath(input: string, name: CategoryFile, format: SplitFormat, run?: RunRecord): string {
+  return categoryOutput(outputsOf(input, run), name, format);
+}
+
+function outputsOf(input: string, run?: RunRecord) {
+  const resolved = resolveOptions({ input });
+  return run && parseScope(run.scope).kind === 'recheck' ? recheckOutputs(resolved, run.id) : resolved;
 }

@@ -7,6 +7,8 @@ export * from './http-errors';
 export { safeEqual } from './auth';
 export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
 export { UPLOAD_EXTENSIONS } from './routes/files';
+export { DOWNLOAD_CATEGORIES, downloadFileName, downloadPath, type DownloadCategory } from './file-downloads';
+export { inputOfFileRun } from './file-outputs';
 export { explainResult, type SingleCheckAnswer } from './routes/verify';
 export * from './webhook-receivers';
 export * from './webhook-ingest';

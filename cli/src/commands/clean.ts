@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { FileSummary, RemovableRisk } from '@verify-hub/connector-file';
+import type { CategoryFile, FileSummary, RemovableRisk } from '@verify-hub/connector-file';
 import type { InProcessRunResult } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
 import { nonNegativeInt, positiveInt, riskList } from '../options';
@@ -18,6 +18,7 @@ interface CleanOptions {
   maxCredits?: number;
   concurrency?: number;
   dryRun?: boolean;
+  split?: boolean;
   progress: boolean;
 }
 
@@ -32,6 +33,8 @@ export function register(program: Command): void {
         '  <name>.removed.<ext>  the rows removed (invalid, and the risks given to --remove)',
         '  <name>.rejected_rows.csv  rows that could not be read, with their line and the reason',
         '  <name>.summary.json   counts per risk, credits used, rows that did not parse',
+        'With --split, also a file per category and flag, in CSV and Excel: <name>.<category>.csv and .xlsx',
+        '  (safe, risky, invalid, unknown, not_checked, role, disposable, catch_all; only those with rows).',
         'Runs in this process with the local engine, or with the engine at ENGINE_URL (key in ENGINE_API_KEY).',
       ].join('\n'),
     )
@@ -44,6 +47,7 @@ export function register(program: Command): void {
     .option('--max-rows <n>', 'refuse files with more data rows than this (default 50000)', positiveInt)
     .option('--max-credits <n>', 'spend at most this many credits; rows past the limit are kept, marked unknown (not_checked), counted as "not checked"', nonNegativeInt)
     .option('--concurrency <n>', 'verifications at once (default 10, or ENGINE_CONCURRENCY)', positiveInt)
+    .option('--split', 'also write each category and flag (safe, risky, invalid, unknown, not_checked, role, disposable, catch_all) to its own CSV and .xlsx file')
     .option('--dry-run', 'verify and print the summary, write no file')
     .option('--no-progress', 'no progress bar')
     .addHelpText('after', '\nExamples:\n  $ verify-hub clean examples/contacts.csv\n  $ verify-hub clean leads.xlsx -o leads-clean.xlsx --remove risky,unknown\n  $ ENGINE_URL=https://api.verify-hub.com ENGINE_API_KEY=... verify-hub clean list.csv')
@@ -72,6 +76,7 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
     remove,
     maxRows: options.maxRows,
     dryRun: options.dryRun,
+    split: options.split,
   });
   const inspection = await connector.inspect();
   console.error(`verify-hub: ${inspection.rowCount} rows in ${file}, email column "${inspection.emailColumn}", using the ${engine.label}`);
@@ -108,12 +113,23 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   }
   const summary = await connector.finish({ credits: result.counters.credits });
   printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local', ledgerLines);
+  if (summary.categoryOutputs) printCategoryFiles(summary, await import('@verify-hub/connector-file'));
   if (result.stopped) {
     console.error(`verify-hub: verification stopped early: ${result.stopped.message}. The rows not verified are marked unknown (not_checked) and counted as "not checked".`);
     // The limit given with --max-credits is what was asked for: not a failure.
     return result.stopped.reason === 'credit_cap' ? EXIT.ok : EXIT.failed;
   }
   return EXIT.ok;
+}
+
+/** Where `--split` wrote each category's and flag's rows, with its count (the ledger's, or the flag's). */
+function printCategoryFiles(summary: FileSummary, { CATEGORY_FILES, categoryFileLabel: label }: { CATEGORY_FILES: readonly CategoryFile[]; categoryFileLabel: (name: CategoryFile) => string }): void {
+  const entries = CATEGORY_FILES.flatMap((name) => (summary.categoryOutputs?.[name] ? [[name, summary.categoryOutputs[name]] as const] : []));
+  const count = (name: CategoryFile) => (name in summary.flags ? summary.flags[name as keyof FileSummary['flags']] : summary.ledger[name as keyof FileSummary['ledger']]);
+  const lines = ['Per category and flag (CSV and Excel):'];
+  for (const [name, files] of entries) lines.push(`  ${label(name)} (${count(name).toLocaleString('en-US')}): ${files.csv}, ${files.xlsx}`);
+  if (entries.length === 0) lines.push('  no rows in any category');
+  console.log(lines.join('\n'));
 }
 
 function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean, ledgerLines: (l: FileSummary['ledger'], reasons: Record<'unknown' | 'not_checked', Record<string, number>>) => string[]): void {

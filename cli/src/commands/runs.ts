@@ -1,15 +1,19 @@
 import type { Command } from 'commander';
 import { InputError } from '@verify-hub/core';
+import type { RunRecord } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
 import { nonNegativeInt, positiveInt } from '../options';
 
-const ACTIONS = ['resume', 'cancel', 'report', 'recheck'] as const;
+const ACTIONS = ['resume', 'cancel', 'report', 'recheck', 'download'] as const;
 
 interface RunsOptions {
   limit: number;
   status?: string;
   maxCredits?: number;
   json?: boolean;
+  category?: string;
+  format: string;
+  out?: string;
 }
 
 export function register(program: Command): void {
@@ -24,6 +28,9 @@ export function register(program: Command): void {
         'verify-hub runs cancel <id>          cancel a queued, running or paused run',
         'verify-hub runs report <id>          the per-contact report as CSV',
         'verify-hub runs recheck <id>         a new run that verifies again the unknown results of <id>',
+        'verify-hub runs download <id> --category invalid [--format xlsx] [--out path]',
+        '                                     one category\'s rows of a completed file run (safe, risky, invalid, unknown,',
+        '                                     not_checked, unreadable, or the flags role, disposable, catch_all)',
       ].join('\n'),
     )
     .argument('[action-or-id]', `${ACTIONS.join(', ')}, or a run id`)
@@ -32,6 +39,9 @@ export function register(program: Command): void {
     .option('--status <status>', 'list only runs in this status (queued, running, paused, completed, failed, cancelled)')
     .option('--max-credits <n>', 'with resume: the new credit cap', nonNegativeInt)
     .option('--json', 'print JSON')
+    .option('--category <name>', 'with download: the category or flag')
+    .option('--format <format>', 'with download: csv or xlsx', 'csv')
+    .option('--out <path>', 'with download: where to write it (default <file>-<category>.<format> in this folder; never over an existing file)')
     .action(async (first: string | undefined, second: string | undefined, options: RunsOptions) => {
       process.exitCode = await runs(first, second, options);
     });
@@ -76,6 +86,13 @@ async function runs(first: string | undefined, second: string | undefined, optio
         print(run, `run ${run.id} queued to re-check the unknown results of ${id}`);
         return EXIT.ok;
       }
+      case 'download': {
+        const run = await pipeline.get(id);
+        if (!run) throw new InputError('id', `no run ${id}`);
+        const written = await downloadCategory(run, options, (sourceId) => pipeline.get(sourceId));
+        print({ run: id, category: options.category, format: options.format, path: written }, `wrote ${written}`);
+        return EXIT.ok;
+      }
       case 'report': {
         if (!(await pipeline.get(id))) throw new InputError('id', `no run ${id}`);
         console.log('contact_id,email,risk,score,reason,outcome,error');
@@ -88,6 +105,34 @@ async function runs(first: string | undefined, second: string | undefined, optio
   } finally {
     await pipeline.close();
   }
+}
+
+/** Copies one category's file of a completed file run (the file the hub serves for it) to `--out`. */
+async function downloadCategory(run: RunRecord, options: RunsOptions, getRun: (id: string) => Promise<RunRecord | undefined>): Promise<string> {
+  const { access, copyFile, constants } = await import('node:fs/promises');
+  const { DOWNLOAD_CATEGORIES, downloadFileName, downloadPath, inputOfFileRun } = await import('@verify-hub/webhooks-in');
+  const category = DOWNLOAD_CATEGORIES.find((c) => c === options.category);
+  if (!category) throw new InputError('--category', options.category ? `"${options.category}" is not one of ${DOWNLOAD_CATEGORIES.join(', ')}` : `\`runs download\` needs --category (${DOWNLOAD_CATEGORIES.join(', ')})`);
+  const format = options.format === 'csv' || options.format === 'xlsx' ? options.format : undefined;
+  if (!format) throw new InputError('--format', `"${options.format}" is not csv or xlsx`);
+  if (category === 'unreadable' && format !== 'csv') throw new InputError('--format', 'the rows that could not be read are a CSV file only');
+  const found = await inputOfFileRun(run, getRun);
+  if (!found) throw new InputError('id', `run ${run.id} is not a file run`);
+  if (run.status !== 'completed') throw new InputError('id', `run ${run.id} is ${run.status}; its files are ready when it completes`);
+  const source = downloadPath(found.input, category, format, run);
+  const target = options.out ?? downloadFileName(found.input, category, format);
+  await access(source).catch(() => {
+    throw new InputError('--category', `run ${run.id} has no ${category.replace(/_/g, ' ')} rows to download (or was cleaned without per-category files)`);
+  });
+  try {
+    await copyFile(source, target, constants.COPYFILE_EXCL);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new InputError('--out', `${target} exists already: choose another path`);
+    if (code === 'ENOENT') throw new InputError('--out', `cannot write ${target}: its folder does not exist`);
+    throw error;
+  }
+  return target;
 }
 
 function csvCell(value: string | number): string {

@@ -16,7 +16,7 @@ import {
 import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
-import { recheckOutputs, resolveOptions, type FileConnectorOptions, type ResolvedOptions } from './options';
+import { REMOVABLE_RISKS, recheckOutputs, resolveOptions, type CategoryFile, type FileConnectorOptions, type RemovableRisk, type ResolvedOptions, type SplitFormat } from './options';
 import { OrderedOutput, type OutputTotals } from './ordered-output';
 
 /** The scope kind a file connector reads (`all` is accepted as a synonym): the whole file. */
@@ -62,6 +62,10 @@ export interface FileSummary extends OutputTotals {
   /** The records that could not be read, each with its line, reason and text (CSV). */
   rejectedOutput: string;
   dryRun: boolean;
+  /** The risks whose rows went to the removed file (`remove`); every other row is in the cleaned file. */
+  removedRisks: RemovableRisk[];
+  /** The per-category files written (`split`): by category or flag, each in CSV and .xlsx; only those with rows. */
+  categoryOutputs?: Partial<Record<CategoryFile, Record<SplitFormat, string>>>;
   problems: FileProblem[];
 }
 
@@ -77,8 +81,13 @@ export function checkFileScope(scope: Scope): void {
  * (a hub serves it as a download) and a server's paths are not the reader's business.
  */
 function withFileNames(summary: FileSummary): FileSummary {
-  const { input, output, removedOutput, summaryOutput, rejectedOutput } = summary;
-  return { ...summary, input: basename(input), output: basename(output), removedOutput: basename(removedOutput), summaryOutput: basename(summaryOutput), rejectedOutput: basename(rejectedOutput) };
+  const { input, output, removedOutput, summaryOutput, rejectedOutput, categoryOutputs } = summary;
+  const named: FileSummary = { ...summary, input: basename(input), output: basename(output), removedOutput: basename(removedOutput), summaryOutput: basename(summaryOutput), rejectedOutput: basename(rejectedOutput) };
+  if (categoryOutputs) {
+    named.categoryOutputs = {};
+    for (const [name, files] of Object.entries(categoryOutputs)) named.categoryOutputs[name as CategoryFile] = { csv: basename(files.csv), xlsx: basename(files.xlsx) };
+  }
+  return named;
 }
 
 /**
@@ -229,6 +238,7 @@ export class FileConnector implements Connector {
       summaryOutput,
       rejectedOutput,
       dryRun: output.dryRun,
+      removedRisks: REMOVABLE_RISKS.filter((risk) => this.options.remove.has(risk)),
       rows: totals.rows,
       counts: totals.counts,
       removed: totals.removed,
@@ -238,8 +248,10 @@ export class FileConnector implements Connector {
       rejected: totals.rejected,
       ledger: totals.ledger,
       unknownReasons: totals.unknownReasons,
+      flags: totals.flags,
       problems: this.problems,
     };
+    if (output.categories) summary.categoryOutputs = output.categories.written;
     if (!output.dryRun) await writeFile(summaryOutput, `${JSON.stringify(withFileNames(summary), null, 2)}\n`);
     this.summary = summary;
     return summary;

@@ -1,6 +1,6 @@
 import { basename, dirname, extname, join } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '@verify-hub/core';
+import { InputError, ROW_FLAGS, type LedgerCategory, type RowFlag } from '@verify-hub/core';
 
 export const REMOVABLE_RISKS = ['invalid', 'risky', 'unknown'] as const;
 export type RemovableRisk = (typeof REMOVABLE_RISKS)[number];
@@ -29,6 +29,11 @@ export interface FileConnectorOptions {
   pageSize?: number;
   /** Write nothing (the same as passing `dryRun` to every `write()`). */
   dryRun?: boolean;
+  /**
+   * Also write a file per category and flag (`<name>.<category>.csv` and `.xlsx`: safe, risky, invalid,
+   * unknown, not_checked, role, disposable, catch_all), for those with rows; see `categoryOutput`.
+   */
+  split?: boolean;
 }
 
 export type FileFormat = 'csv' | 'xlsx';
@@ -47,6 +52,10 @@ export interface ResolvedOptions {
   maxRows: number;
   pageSize: number;
   dryRun: boolean;
+  split: boolean;
+  /** Per-category files are `<categoryStem>.<name><categoryTag>.<csv|xlsx>` (the tag marks a re-check's). */
+  categoryStem: string;
+  categoryTag: string;
 }
 
 const FORMATS: Record<string, { format: FileFormat; delimiter?: string }> = {
@@ -67,6 +76,7 @@ const OptionsSchema = z.object({
   maxRows: z.number().int().positive().optional(),
   pageSize: z.number().int().positive().max(100_000).optional(),
   dryRun: z.boolean().optional(),
+  split: z.boolean().optional(),
 });
 
 /** Validates options (they may come from a stored connection's settings) and fills in the defaults. */
@@ -96,6 +106,9 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
     pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
     dryRun: options.dryRun ?? false,
+    split: options.split ?? false,
+    categoryStem: stem,
+    categoryTag: '',
   };
   for (const field of ['output', 'removedOutput'] as const) {
     const target = extname(resolved[field]).toLowerCase();
@@ -106,6 +119,9 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   if (extname(resolved.rejectedOutput).toLowerCase() !== '.csv') throw new InputError('rejectedOutput', 'must be a .csv file');
   const paths = [resolved.input, resolved.output, resolved.removedOutput, resolved.summaryOutput, resolved.rejectedOutput];
   if (new Set(paths).size !== paths.length) throw new InputError('output', 'the input, cleaned, removed, rejected-rows and summary files must be five different paths');
+  if (resolved.split && CATEGORY_FILES.some((name) => SPLIT_FORMATS.some((format) => paths.includes(categoryOutput(resolved, name, format))))) {
+    throw new InputError('split', `a per-category file would have the path of the input or another output: name the outputs differently`);
+  }
   return resolved;
 }
 
@@ -116,5 +132,26 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
 export function recheckOutputs(options: ResolvedOptions, runId: string): ResolvedOptions {
   if (!/^[A-Za-z0-9_-]{1,100}$/.test(runId)) throw new InputError('runId', 'must be letters, digits, - or _ (it goes in file names)');
   const tagged = (path: string) => `${join(dirname(path), basename(path, extname(path)))}.recheck-${runId}${extname(path)}`;
-  return { ...options, output: tagged(options.output), removedOutput: tagged(options.removedOutput), summaryOutput: tagged(options.summaryOutput), rejectedOutput: tagged(options.rejectedOutput) };
+  return {
+    ...options,
+    output: tagged(options.output),
+    removedOutput: tagged(options.removedOutput),
+    summaryOutput: tagged(options.summaryOutput),
+    rejectedOutput: tagged(options.rejectedOutput),
+    categoryTag: `.recheck-${runId}`,
+  };
+}
+
+/**
+ * The per-category files (`split`): the ledger's categories whose rows are written to the cleaned or
+ * removed file (unreadable rows are the rejected-rows file; a file has no failed writes), then the flags.
+ */
+export const CATEGORY_FILES = ['safe', 'risky', 'invalid', 'unknown', 'not_checked', ...ROW_FLAGS] as const satisfies readonly (LedgerCategory | RowFlag)[];
+export type CategoryFile = (typeof CATEGORY_FILES)[number];
+export const SPLIT_FORMATS = ['csv', 'xlsx'] as const;
+export type SplitFormat = (typeof SPLIT_FORMATS)[number];
+
+/** Where a run writes the rows of one category (or flag) in one format: `contacts.invalid.xlsx`, `contacts.role.recheck-<run>.csv`. */
+export function categoryOutput(options: Pick<ResolvedOptions, 'categoryStem' | 'categoryTag'>, name: CategoryFile, format: SplitFormat): string {
+  return `${options.categoryStem}.${name}${options.categoryTag}.${format}`;
 }

@@ -1,4 +1,5 @@
-import { emptyLedger, ledgerCategory, normalizeEmail, VerificationSchema, RISKS, type ContactResult, type Ledger, type Risk, type Verification, type WriteFailure, type WriteReport } from '@verify-hub/core';
+import { emptyLedger, ledgerCategory, normalizeEmail, rowFlags, VerificationSchema, RISKS, ROW_FLAGS, type ContactResult, type Ledger, type Risk, type RowFlag, type Verification, type WriteFailure, type WriteReport } from '@verify-hub/core';
+import { CategoryOutputs } from './category-outputs';
 import type { CellValue } from './cells';
 import { DataRows } from './data-rows';
 import type { FileLayout } from './layout';
@@ -22,6 +23,8 @@ export interface OutputTotals {
   ledger: Ledger;
   /** Unknown rows by reason code (`dns_unavailable`, `smtp_timeout`, ...): says why in the summaries. */
   unknownReasons: Record<string, number>;
+  /** Rows per flag (role, disposable, catch-all), whatever their category: the per-flag files' rows. */
+  flags: Record<RowFlag, number>;
 }
 
 /** The columns of the rejected-rows file: where the record starts, why it was not read, and its text. */
@@ -57,7 +60,10 @@ export class OrderedOutput {
     rejected: 0,
     ledger: emptyLedger(),
     unknownReasons: {},
+    flags: Object.fromEntries(ROW_FLAGS.map((f) => [f, 0])) as Record<RowFlag, number>,
   };
+  /** The per-category files (`split`, not on a dry run). */
+  readonly categories?: CategoryOutputs;
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -67,6 +73,7 @@ export class OrderedOutput {
   ) {
     this.rows = new DataRows(options, layout);
     this.columns = new OutputColumns(layout);
+    if (options.split && !dryRun) this.categories = new CategoryOutputs(options, layout, this.columns.header);
   }
 
   /** Takes a batch of results; rows are written as soon as every row before them is. */
@@ -95,6 +102,7 @@ export class OrderedOutput {
         await this.sinks!.cleaned.close();
         await this.sinks!.removed.close();
         await this.sinks!.rejected.close();
+        await this.categories?.close();
         return this.totals;
       } catch (error) {
         await this.abort();
@@ -108,6 +116,7 @@ export class OrderedOutput {
     await this.sinks?.cleaned.abort();
     await this.sinks?.removed.abort();
     await this.sinks?.rejected.abort();
+    await this.categories?.abort();
   }
 
   private take({ contact, verification }: ContactResult): WriteFailure | 'again' | undefined {
@@ -201,9 +210,13 @@ export class OrderedOutput {
     totals.ledger[category]++;
     if (category === 'unknown') totals.unknownReasons[verification!.reason] = (totals.unknownReasons[verification!.reason] ?? 0) + 1;
     totals.ledger.total++;
+    const flags = verification ? rowFlags(verification) : [];
+    for (const flag of flags) totals.flags[flag]++;
     const out = this.columns.row(cells, verification);
     const removed = verification !== undefined && (this.options.remove as ReadonlySet<string>).has(verification.risk);
     if (removed) totals.removed++;
     await (removed ? this.sinks!.removed : this.sinks!.cleaned).write(out);
+    // The same category and flags the counts above took: a per-category file has exactly the rows counted.
+    await this.categories?.write(category, flags, out);
   }
 }

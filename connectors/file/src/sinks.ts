@@ -27,7 +27,7 @@ export function neutralizeFormula(cell: CellValue): CellValue {
 
 export function csvSink(path: string, delimiter: string, bom: boolean): RowSink {
   const file = createWriteStream(partial(path));
-  const stringifier = stringify({ delimiter, bom, record_delimiter: 'unix', cast: { boolean: (b) => (b ? 'true' : 'false') } });
+  const stringifier = stringify({ delimiter, bom, record_delimiter: 'unix', cast: { boolean: (b) => (b ? 'true' : 'false'), date: (d) => d.toISOString() } });
   // A failed disk write must end a wait for 'drain', which would otherwise never come.
   const failed = new AbortController();
   for (const stream of [file, stringifier]) stream.on('error', (error: Error) => failed.abort(error));

@@ -57,6 +57,25 @@ export interface RunBreakdown {
   failuresTotal: number;
 }
 
+/** One list a finished file run offers for download: its rows' count and, when it has rows, its links. */
+export interface CategoryDownload {
+  category: string;
+  label: string;
+  explanation: string;
+  count: number;
+  csv?: string;
+  xlsx?: string;
+}
+
+/** GET /api/runs/:id/downloads: the cleaned list, each category of the ledger and each flag, counted as the files were written. */
+export interface RunDownloads {
+  cleaned: { count: number; href: string };
+  removed: { count: number; href: string; risks?: string[] };
+  summary: { href: string };
+  categories: CategoryDownload[];
+  flags: CategoryDownload[];
+}
+
 export interface RunEstimate {
   contacts: number;
   unique: number;

@@ -5,6 +5,7 @@ import type {
   FilePreview,
   FileRunStarted,
   RunBreakdown,
+  RunDownloads,
   RunEstimate,
   RunView,
   ScheduleView,
@@ -119,16 +120,14 @@ export async function signOut(): Promise<void> {
 export const listRuns = (limit: number, signal?: AbortSignal) => request<{ runs: RunView[] }>('GET', `/api/runs?limit=${limit}`, { signal });
 export const getRun = (id: string, signal?: AbortSignal) => request<RunView>('GET', path`/api/runs/${id}`, { signal });
 export const getBreakdown = (id: string, signal?: AbortSignal) => request<RunBreakdown>('GET', path`/api/runs/${id}/breakdown`, { signal });
+/** A completed file run's downloads (409 before it completed). */
+export const getDownloads = (id: string, signal?: AbortSignal) => request<RunDownloads>('GET', path`/api/runs/${id}/downloads`, { signal });
 export const startRun = (body: StartRunRequest) => request<RunView>('POST', '/api/runs', { body });
 export const runAction = (id: string, action: 'pause' | 'resume' | 'cancel' | 'recheck-unknowns') => request<RunView>('POST', path`/api/runs/${id}/${action}`);
 
-/** Where the browser downloads a run's files (plain links: the session cookie goes along). */
+/** Where the browser downloads a run's per-record report (a plain link: the session cookie goes along); a file run's files come with getDownloads. */
 export const runLinks = (id: string) => ({
   report: path`/api/runs/${id}/report.csv`,
-  cleaned: path`/api/runs/${id}/files/cleaned`,
-  removed: path`/api/runs/${id}/files/removed`,
-  rejected: path`/api/runs/${id}/files/rejected`,
-  summary: path`/api/runs/${id}/files/summary`,
 });
 
 // ---------------------------------------------------------------- single-address check

@@ -5,6 +5,7 @@ import { FINISHED_STATUSES } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatNumber, formatRelative, platformName, runDuration, scopeText } from './format';
 import { RiskChart } from './risk-chart';
+import { FileDownloads } from './run-downloads';
 import { RunControls, runControls } from './run-controls';
 import { navigate, runHref } from './router';
 import { useAction } from './use-action';
@@ -103,6 +104,8 @@ export function RunPage({ id }: { id: string }) {
       <h1 tabIndex={-1}>Run {id}</h1>
       <ErrorAlert message={error} />
       {!run && !error && <p class="muted">Loading the run…</p>}
+      {/* A finished file run is there to be downloaded: its files come first. */}
+      {run?.platform === 'file' && run.status === 'completed' && !run.options.dryRun && <FileDownloads id={id} />}
       {run && (
         <>
           <section class="run-progress" aria-live="polite">
@@ -178,43 +181,17 @@ export function RunPage({ id }: { id: string }) {
 
           {breakdown && <Results breakdown={breakdown} />}
 
-          <section class="downloads" aria-labelledby="downloads-heading">
-            <h2 id="downloads-heading">Downloads</h2>
+          <section class="downloads" aria-labelledby="report-heading">
+            <h2 id="report-heading">Per-record report</h2>
             <ul>
               <li>
                 <a href={links.report} download>
                   Download per-record report
                 </a>
               </li>
-              {run.platform === 'file' && run.status === 'completed' && (
-                <>
-                  <li>
-                    <a href={links.cleaned} download>
-                      Download cleaned file
-                    </a>
-                  </li>
-                  <li>
-                    <a href={links.removed} download>
-                      Download removed rows
-                    </a>
-                  </li>
-                  {(run.counters.unreadable ?? 0) > 0 && (
-                    <li>
-                      <a href={links.rejected} download>
-                        Download rows that could not be read ({formatNumber(run.counters.unreadable ?? 0)})
-                      </a>
-                    </li>
-                  )}
-                  <li>
-                    <a href={links.summary} download>
-                      Download summary
-                    </a>
-                  </li>
-                </>
-              )}
             </ul>
             {run.platform === 'file' && run.status !== 'completed' && !finished && (
-              <p class="muted small">The cleaned file and the removed rows can be downloaded once the run completed.</p>
+              <p class="muted small">The cleaned file and the lists by category can be downloaded once the run completed.</p>
             )}
           </section>
         </>

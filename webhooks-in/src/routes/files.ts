@@ -13,6 +13,7 @@ import { parseInput } from '../validate';
 import { RunIdParams, RunOptionsSchema, UploadFields } from '../schemas';
 import { runView } from '../run-view';
 import { OUTPUT_KINDS, outputPath, uploadOfRun } from '../file-outputs';
+import { DownloadQuery, downloadFileName, downloadPath, downloadsOf } from '../file-downloads';
 
 export const UPLOAD_EXTENSIONS = ['.csv', '.tsv', '.txt', '.xlsx'];
 export const DEFAULT_UPLOAD_MAX_BYTES = 64 * 1024 * 1024;
@@ -47,6 +48,8 @@ interface UploadSettings {
   maxRows?: number;
   /** Set once a run was started over the upload: a second one would overwrite its outputs. */
   runId?: string;
+  /** The connector also writes a file per category and flag (the run page's downloads). */
+  split?: boolean;
 }
 
 /** The choices a run over an upload is started with (the one-shot form fields, or the dashboard's start body). */
@@ -119,6 +122,7 @@ export const fileLinks = (runId: string) => ({
   removed: `/api/runs/${runId}/files/removed`,
   rejected: `/api/runs/${runId}/files/rejected`,
   summary: `/api/runs/${runId}/files/summary`,
+  downloads: `/api/runs/${runId}/downloads`,
 });
 
 /**
@@ -214,7 +218,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
 
   /** The received file, read once now: a file over the row limit, without an email column or unreadable is refused here, before any run. */
   const keepUpload = async (file: Express.Multer.File, uploadId: string, column: string | undefined): Promise<{ record: ConnectionRecord; inspection: FileInspection }> => {
-    const settings: UploadSettings = { input: file.path, column, remove: ['invalid'], maxRows: options.maxRows };
+    const settings: UploadSettings = { input: file.path, column, remove: ['invalid'], maxRows: options.maxRows, split: true };
     const inspection = await inspect(settings);
     const record: ConnectionRecord = { id: connectionIdOf(uploadId), platform: 'file', label: file.originalname.slice(0, 200), createdAt: new Date(now()).toISOString(), credentials: {}, settings: { ...settings } };
     await store().save(record);
@@ -349,19 +353,43 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     started(res, await startRun(uploadId, body));
   });
 
-  router.get('/runs/:id/files/:kind', async (req, res) => {
-    const { id } = parseInput(RunIdParams, { id: req.params.id }, 'params');
-    const { kind } = parseInput(OutputParams, { kind: req.params.kind }, 'params');
+  /** A completed run over an upload and the upload's path: 404 for another run, 409 while it is not completed. */
+  const completedFileRun = async (rawId: unknown): Promise<{ run: RunRecord; input: string }> => {
+    const { id } = parseInput(RunIdParams, { id: rawId }, 'params');
     const run = await options.runs.get(id);
     if (!run) throw new HttpError(404, 'NOT_FOUND', `run ${id} not found`);
     const input = await uploadOfRun(run, options.uploadDir, (sourceId) => options.runs.get(sourceId));
     if (!input) throw new HttpError(404, 'NOT_FOUND', `run ${id} is not an uploaded-file run`);
     if (run.status !== 'completed') throw new HttpError(409, 'NOT_READY', `run ${id} is ${run.status}; its files are ready when it completes`);
+    return { run, input };
+  };
+
+  router.get('/runs/:id/files/:kind', async (req, res) => {
+    const { kind } = parseInput(OutputParams, { kind: req.params.kind }, 'params');
+    const { run, input } = await completedFileRun(req.params.id);
     const path = outputPath(input, kind, run);
     await access(path).catch(() => {
-      throw new HttpError(404, 'NOT_FOUND', `run ${id} has no ${kind} file`);
+      throw new HttpError(404, 'NOT_FOUND', `run ${run.id} has no ${kind} file`);
     });
     res.download(path, basename(path), { dotfiles: 'allow' });
+  });
+
+  // The run page's downloads: each category and flag with its count and links.
+  router.get('/runs/:id/downloads', async (req, res) => {
+    const { run, input } = await completedFileRun(req.params.id);
+    res.json(await downloadsOf(run, input));
+  });
+
+  // One category's (or flag's) rows, as CSV or .xlsx: the file the connector wrote with the run.
+  router.get('/runs/:id/download', async (req, res) => {
+    const { category, format } = parseInput(DownloadQuery, req.query, 'query');
+    if (category === 'unreadable' && format !== 'csv') throw new HttpError(400, 'INVALID_INPUT', 'query.format: the rows that could not be read are a CSV file only (each record as its text in the file): use csv', 'query.format');
+    const { run, input } = await completedFileRun(req.params.id);
+    const path = downloadPath(input, category, format, run);
+    await access(path).catch(() => {
+      throw new HttpError(404, 'NOT_FOUND', `run ${run.id} has no ${category.replace(/_/g, ' ')} rows to download`);
+    });
+    res.download(path, downloadFileName(input, category, format), { dotfiles: 'allow' });
   });
 
   return router;
