@@ -6,3 +6,5 @@ export type { FileConnectorOptions, RemovableRisk } from './options';
 export { RESULT_COLUMNS, resultCells } from './result-columns';
 export { detectDelimiter } from './delimiter';
 export type { CellValue } from './cells';
+export { WRONG_COLUMN_SHARE } from './layout';
+export type { EmailColumnCheck } from './layout';
