@@ -16,3 +16,4 @@ export * from './connection';
 export * from './plain-words';
 export * from './progress';
 export * from './cost';
+export * from './run-name';
