@@ -31,7 +31,8 @@ export const creditsText = (credits: number) => `${credits.toLocaleString('en-US
 
 /** What `credits` cost at `pricing`, rounded to the cent for display (a non-zero amount under a cent reads "less than $0.01"). */
 export function creditsCost(credits: number, pricing: Pricing): Money {
-  const amount = (credits * pricing.pricePer1000) / 1000;
+  // Rounded to a millionth: binary floating point would otherwise answer 0.014399999999999998 for 12 credits at 1.20.
+  const amount = Number(((credits * pricing.pricePer1000) / 1000).toFixed(6));
   const format = (value: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: pricing.currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
   const text = amount > 0 && amount < SMALLEST_SHOWN ? `less than ${format(SMALLEST_SHOWN)}` : format(amount);
   return { amount, currency: pricing.currency, text };
