@@ -192,16 +192,26 @@ export class RunStore {
     return { pages: Number(pages ?? 0), pagesDone: Number(pagesDone ?? 0), pagingDone: pagingDone === '1', cursor: cursor ?? undefined, status: (status ?? undefined) as RunStatus | undefined };
   }
 
-  /** Newest first; a filter looks through the latest 1,000 runs. */
+  /**
+   * Newest first; a filter looks through the latest 1,000 runs. Records are read in pipelined batches
+   * (one round trip per batch, not per run), so a filter that matches few runs stays cheap to poll.
+   */
   async list(filter: RunListFilter = {}): Promise<RunRecord[]> {
     const limit = filter.limit ?? 50;
-    const filtered = Boolean(filter.status || filter.source || filter.search);
+    const filtered = Boolean(filter.status || filter.source || filter.search?.trim());
     const ids = await this.redis.zrevrange(this.keys.runIndex(), 0, filtered ? FILTER_WINDOW - 1 : limit - 1);
     const runs: RunRecord[] = [];
-    for (const id of ids) {
-      const run = await this.get(id);
-      if (run && runMatches(run, filter)) runs.push(run);
-      if (runs.length >= limit) break;
+    for (let start = 0; start < ids.length && runs.length < limit; start += LIST_BATCH) {
+      const batch = this.redis.pipeline();
+      for (const id of ids.slice(start, start + LIST_BATCH)) batch.hgetall(this.keys.run(id));
+      for (const [error, hash] of (await batch.exec()) ?? []) {
+        if (error) throw error;
+        const h = hash as Record<string, string>;
+        if (!h.id) continue; // expired since the index was read
+        const run = toRecord(h);
+        if (runMatches(run, filter)) runs.push(run);
+        if (runs.length >= limit) break;
+      }
     }
     return runs;
   }
@@ -362,8 +372,9 @@ export class RunStore {
   }
 }
 
-/** How many of the latest runs a filtered list looks through. */
+/** How many of the latest runs a filtered list looks through, and how many it reads per round trip. */
 const FILTER_WINDOW = 1000;
+const LIST_BATCH = 100;
 
 /** Whether `run` passes `filter` (the name searched is the one people see: given, or the scope in words). */
 export function runMatches(run: RunRecord, filter: RunListFilter): boolean {
