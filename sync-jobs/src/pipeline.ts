@@ -245,10 +245,9 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
    * the scope (an audience's name), else none (shown as the scope in words, core's `runName`).
    */
   private async runNameOf(request: StartRunRequest): Promise<string | undefined> {
-    const given = request.name?.trim();
-    if (given) return given.slice(0, RUN_NAME_MAX);
-    const described = await this.askConnector(request, (connector, scope) => connector.describeScope?.(scope));
-    return typeof described === 'string' && described.trim() ? described.trim().slice(0, RUN_NAME_MAX) : undefined;
+    // One line of at most 200 characters: a name is shown in tables and on the terminal.
+    const tidy = (text: unknown) => (typeof text === 'string' ? text.replace(/\p{Cc}+/gu, ' ').trim().slice(0, RUN_NAME_MAX) : '') || undefined;
+    return tidy(request.name) ?? tidy(await this.askConnector(request, (connector, scope) => connector.describeScope?.(scope)));
   }
 
   /** The connection's label now (a file upload's connection is the file: its label is not shown twice). */

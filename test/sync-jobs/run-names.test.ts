@@ -73,12 +73,16 @@ describe('run names and the run history', () => {
     expect(file.name).toBe('Spring Leads.csv');
     expect(file.connectionLabel).toBeUndefined();
     await pipeline.cancel(file.id);
+    // A name is one line, at most 200 characters (it is shown in tables and on the terminal).
+    const odd = await pipeline.start({ platform: 'file', scope: `file:${join(dir, 'spring.csv')}`, name: `  Two\nlines\u0007${'x'.repeat(300)}` });
+    expect(odd.name).toBe(`Two lines ${'x'.repeat(190)}`);
+    await pipeline.cancel(odd.id);
 
     const names = async (filter: Parameters<SyncPipeline['list']>[0]) => (await pipeline.list(filter)).map(runName);
-    expect(await names({ source: 'file' })).toEqual(['Spring Leads.csv']);
+    expect(await names({ source: 'file' })).toEqual([odd.name, 'Spring Leads.csv']);
     expect(await names({ source: 'platform' })).not.toContain('Spring Leads.csv');
     expect(await names({ source: 'platform' })).toContain('Trade show leads');
-    expect(await names({ status: 'cancelled' })).toEqual(['Spring Leads.csv']);
+    expect(await names({ status: 'cancelled' })).toEqual([odd.name, 'Spring Leads.csv']);
     expect(await names({ status: 'cancelled', source: 'platform' })).toEqual([]);
     expect(await names({ search: 'NEWSLETTER' })).toEqual(['Monthly newsletter (changed since 2026-03-01 08:30 UTC)', 'Monthly newsletter']);
     // The words people see are searched, the fallback ones too, and the connection's label.
