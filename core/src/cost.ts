@@ -52,7 +52,8 @@ export const FREE_RESULTS_TEXT = 'duplicates, addresses already checked recently
  * a credit; those the engine answers unknown will not, so the run usually costs less.
  */
 export function estimateText(estimatedCredits: number, pricing?: Pricing): string {
-  if (estimatedCredits === 0) return `No credits: every address was checked recently (${FREE_RESULTS_TEXT})`;
+  // Zero: every address was checked recently, or there is none to check (a column of names).
+  if (estimatedCredits === 0) return `No credits: nothing left to verify (${FREE_RESULTS_TEXT})`;
   return `At most ${costText(estimatedCredits, pricing)}: ${FREE_RESULTS_TEXT}`;
 }
 
