@@ -339,6 +339,7 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     expect(await warning.getAttribute('role')).toBe('alert');
     expect(await warning.textContent()).toContain('Only 0% of the values in column "name" look like email addresses; is this the email column? Column "email" looks like one.');
     expect(await start.isDisabled()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'column-warning.png'), fullPage: true });
     // Confirming unlocks the start; choosing another column asks again.
     await page.getByLabel('“name” is the email column: clean with it anyway').check();
     expect(await start.isEnabled()).toBe(true);
