@@ -40,6 +40,7 @@ import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
 import { createRedis, type Redis } from './redis';
 import { RunLease } from './run-lease';
+import { estimateSource } from './estimate';
 import { RunReconciler } from './run-reconciler';
 import { RunStore, USER_PAUSE_REASON } from './run-store';
 import { priorReason } from './run-breakdown';
@@ -401,27 +402,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   /** Credits a run would cost now: unique addresses of the source not fresh in the cache. Reads the whole source. */
   async estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<RunEstimate> {
     const connector = await this.connectorFor(request.platform, request.connectionId);
-    const scope = parseScope(request.scope);
-    const cache = this.cache.withFreshness(request.options?.freshnessDays ?? this.opts.freshnessDays);
-    const seen = new Set<string>();
-    let contacts = 0;
-    let cached = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await connector.pull(scope, cursor);
-      contacts += page.contacts.length;
-      const fresh: string[] = [];
-      for (const c of page.contacts) {
-        const n = normalizeEmail(c.email);
-        if (n.ok && !seen.has(n.normalized)) {
-          seen.add(n.normalized);
-          fresh.push(n.normalized);
-        }
-      }
-      cached += (await cache.getMany(fresh)).size;
-      cursor = page.next;
-    } while (cursor !== undefined);
-    return { contacts, unique: seen.size, cached, estimatedCredits: seen.size - cached };
+    return estimateSource(connector, parseScope(request.scope), this.cache.withFreshness(request.options?.freshnessDays ?? this.opts.freshnessDays));
   }
 
   /** Creates the write-back fields of stored connection `connectionId` in its platform (idempotent). */

@@ -50,11 +50,13 @@ describe('verify-hub CLI: cost, the wrong-column guard and the run history', () 
     expect(forced.out).toMatch(/Invalid \(10\)/);
   });
 
-  it('clean states what it spent in credits and money (VERIFY_HUB_PRICE_PER_1000)', async () => {
+  it('clean states the estimate as a ceiling before verifying, then what it spent, in credits and money (VERIFY_HUB_PRICE_PER_1000)', async () => {
     const input = join(dir, 'priced.csv');
-    writeFileSync(input, people(10));
+    // 10 people, 2 of them twice (the domain in any letter case), and an address that can never be one: at most 10 credits.
+    writeFileSync(input, `${people(10)}Again,person.1@example.com\nAgain,person.2@EXAMPLE.com\nBroken,not an address\n`);
     const r = await cli('clean', input, '--no-progress');
     expect(r.code).toBe(0);
+    expect(r.err).toContain('verify-hub: At most 10 credits (≈ $0.01): duplicates, addresses already checked recently and unknown results are free');
     expect(r.out).toMatch(/^ {2}spent: 10 credits \(≈ \$0\.01\)$/m);
   });
 

@@ -56,9 +56,9 @@ export function register(program: Command): void {
 
 async function clean(file: string, options: CleanOptions): Promise<number> {
   // Loaded on use, so that `verify-hub --help` stays quick.
-  const { InMemoryVerificationCache, InputError, costText, ledgerLines, loadConfig, pricingFromConfig } = await import('@verify-hub/core');
+  const { InMemoryVerificationCache, InputError, costText, estimateText, ledgerLines, loadConfig, pricingFromConfig } = await import('@verify-hub/core');
   const { FileConnector } = await import('@verify-hub/connector-file');
-  const { runInProcess } = await import('@verify-hub/sync-jobs');
+  const { estimateSource, runInProcess } = await import('@verify-hub/sync-jobs');
   const { engineFromConfig } = await import('../engine-from-config');
   const { createProgress } = await import('../progress');
   const config = loadConfig();
@@ -84,6 +84,11 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   }
   if (columnWarning) console.error(`verify-hub: warning: ${columnWarning} (going on: --force)`);
   console.error(`verify-hub: ${inspection.rowCount} rows in ${file}, email column "${inspection.emailColumn}", using the ${engine.label}`);
+  // The estimate before anything is bought, in the dashboard's words (a ceiling); read by a connector of its own, which writes nothing.
+  const pricing = pricingFromConfig(config);
+  const cache = new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS });
+  const estimate = await estimateSource(new FileConnector({ input: file, column: options.column, maxRows: options.maxRows }), { kind: 'file' }, cache);
+  console.error(`verify-hub: ${estimateText(estimate.estimatedCredits, pricing)}`);
 
   // The note goes above the bar, which goes on below it (stopping the bar for it froze it for the rest of the run).
   const progress = createProgress('verifying', inspection.rowCount, options.progress);
@@ -105,7 +110,7 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
       connector,
       scope: { kind: 'file' },
       verifier: engine.verifier,
-      cache: new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS }),
+      cache,
       writeOptions: { dryRun: options.dryRun },
       creditCap: options.maxCredits,
       verifyConcurrency: options.concurrency ?? config.ENGINE_CONCURRENCY ?? 10,
@@ -117,7 +122,6 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   }
   const summary = await connector.finish({ credits: result.counters.credits });
   // A price (VERIFY_HUB_PRICE_PER_1000) adds money to the credits, in the words the dashboard uses.
-  const pricing = pricingFromConfig(config);
   printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local', ledgerLines, (credits) => costText(credits, pricing));
   if (result.stopped) {
     console.error(`verify-hub: verification stopped early: ${result.stopped.message}. The rows not verified are marked unknown (not_checked) and counted as "not checked".`);
