@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { SecretBox, createLogger, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
+import { SecretBox, createLogger, pricingFromConfig, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
 import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
 import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
@@ -81,6 +81,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     // the platforms' connection forms and OAuth sign-in (the same functions as the connect commands).
     schedules: pipeline,
     operations: pipeline,
+    pricing: pricingFromConfig(config),
     platforms: platformSetups(config),
     verifier: singleCheckVerifier,
     publicUrl: config.HUB_PUBLIC_URL,

@@ -11,6 +11,8 @@ const url = (protocols: string[]) =>
     }
   }, `must be a URL (${protocols.join(' or ')})`);
 
+const isCurrencyCode = (code: string) => /^[A-Z]{3}$/.test(code) && Intl.supportedValuesOf('currency').includes(code);
+
 const port = z.coerce.number().int().min(0).max(65535);
 const secret = z.string().min(1);
 
@@ -61,6 +63,19 @@ export const ConfigSchema = z.strictObject({
   /** Days a run record, its per-record report and an uploaded file (with its outputs) are kept after their last change. */
   VERIFY_HUB_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   VERIFY_HUB_RECHECK_DELAYS: z.string().regex(/^\s*\d+(\.\d+)?[smhd](\s*,\s*\d+(\.\d+)?[smhd])*\s*$/, 'must be a comma-separated list like 30m,2h,8h,24h,5d').optional(),
+  /** What 1,000 credits cost (for example 1.20): estimates and runs show money beside credits; unset, credits only. */
+  VERIFY_HUB_PRICE_PER_1000: z
+    .string()
+    .regex(/^\s*\d{1,7}(\.\d{1,4})?\s*$/, 'must be the price of 1,000 credits as a plain number, like 1.20 (no currency sign)')
+    .transform(Number)
+    .optional(),
+  /** The ISO 4217 currency of VERIFY_HUB_PRICE_PER_1000 (USD). */
+  VERIFY_HUB_CURRENCY: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine(isCurrencyCode, 'must be an ISO 4217 currency code, like USD, EUR or GBP')
+    .default('USD'),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

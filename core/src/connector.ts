@@ -112,6 +112,12 @@ export interface Connector {
    * an estimate, never a promise (records may come or go while a run pages).
    */
   estimateTotal?(scope: Scope): Promise<number | undefined>;
+  /**
+   * What `scope` is called in the platform, for naming a run: an audience's or list's name ("Newsletter",
+   * "Newsletter (changed since ...)"). Asked once when a run starts, within a few seconds; undefined or a
+   * failure means the run is named by its scope in words (core's `scopeInWords`).
+   */
+  describeScope?(scope: Scope): Promise<string | undefined>;
 }
 
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */

@@ -15,3 +15,5 @@ export * from './logger';
 export * from './connection';
 export * from './plain-words';
 export * from './progress';
+export * from './cost';
+export * from './run-name';

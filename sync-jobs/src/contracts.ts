@@ -48,12 +48,30 @@ export interface StartRunRequest {
   options?: RunOptions;
   /** Records the run will read, when the caller already counted them (a file's preview): else the connector is asked. */
   expectedTotal?: number;
+  /** The run's name for people (a file run: the file's name as uploaded); else the connector's name of the scope, or the scope in words. */
+  name?: string;
+}
+
+/** Where a run's contacts come from: an uploaded file, or a connected platform. */
+export type RunSource = 'file' | 'platform';
+
+/** Which runs `list` returns: newest first, at most `limit` (50). */
+export interface RunListFilter {
+  status?: RunStatus;
+  source?: RunSource;
+  /** Case-insensitive words the run's name (or its connection's label) contains. */
+  search?: string;
+  limit?: number;
 }
 
 export interface RunRecord {
   id: string;
+  /** For people: the file's name, or the audience/list and what of it ("Newsletter (changed since ...)"); runs from before names have none (core's `runName` falls back on the scope in words). */
+  name?: string;
   platform: string;
   connectionId?: string;
+  /** The connection's label when the run started (it may be renamed or removed later). */
+  connectionLabel?: string;
   scope: string;
   options: RunOptions;
   status: RunStatus;
@@ -87,7 +105,7 @@ export interface ReportRow {
 export interface RunService {
   start(request: StartRunRequest): Promise<RunRecord>;
   get(id: string): Promise<RunRecord | undefined>;
-  list(filter?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
+  list(filter?: RunListFilter): Promise<RunRecord[]>;
   cancel(id: string): Promise<RunRecord>;
   /** Resumes a paused run; `maxCredits` raises (or sets) its credit limit first (a run stopped at its limit). */
   resume(id: string, changes?: { maxCredits?: number }): Promise<RunRecord>;

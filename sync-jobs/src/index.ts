@@ -17,3 +17,4 @@ export * from './run-breakdown';
 export * from './run-lease';
 export * from './cron-preview';
 export * from './schedule-store';
+export * from './estimate';

@@ -13,6 +13,7 @@ import {
   noLimit,
   normalizeEmail,
   parseScope,
+  runName,
   type ConnectionRecord,
   type ConnectionStore,
   type Connector,
@@ -21,6 +22,7 @@ import {
   type Page,
   type Logger,
   type SchemaReport,
+  type Scope,
   type Verification,
   type Verifier,
   type WriteOptions,
@@ -28,7 +30,7 @@ import {
 import { processChunk, type ChunkOutcome } from './chunk-processor';
 import { runInProcess } from './in-process-executor';
 import { RedisConnectionStore } from './connection-store';
-import type { ConnectionOperations, CronPreview, ReportRow, RunBreakdown, RunEstimate, RunRecord, RunSchedule, RunService, RunStatus, ScheduleService, ScheduleView, StartRunRequest } from './contracts';
+import type { ConnectionOperations, CronPreview, ReportRow, RunBreakdown, RunEstimate, RunListFilter, RunRecord, RunSchedule, RunService, ScheduleService, ScheduleView, StartRunRequest } from './contracts';
 import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
 import { Keys } from './keys';
 import { syncMetrics, trackQueueDepth } from './metrics';
@@ -38,6 +40,7 @@ import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
 import { createRedis, type Redis } from './redis';
 import { RunLease } from './run-lease';
+import { estimateSource } from './estimate';
 import { RunReconciler } from './run-reconciler';
 import { RunStore, USER_PAUSE_REASON } from './run-store';
 import { priorReason } from './run-breakdown';
@@ -108,6 +111,9 @@ export interface SyncWorkers {
 }
 
 const FINISHED_CHANNEL = 'run-finished';
+/** How long a run's start waits for its connector's total or scope name before going on without it. */
+const CONNECTOR_QUESTION_MS = 5000;
+const RUN_NAME_MAX = 200;
 
 /**
  * The sync pipeline on BullMQ + Redis (DESIGN.md §5), implementing `RunService`, `ScheduleService`
@@ -203,29 +209,52 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     await this.checkRequest(request);
-    const run = await this.store.create(request, { expectedTotal: await this.expectedTotal(request) });
+    const [expectedTotal, name, connectionLabel] = await Promise.all([this.expectedTotal(request), this.runNameOf(request), this.connectionLabelOf(request)]);
+    const run = await this.store.create({ ...request, name }, { expectedTotal, connectionLabel });
     await this.enqueuePager(run.id, 0);
     return run;
   }
 
   /**
-   * The progress denominator, when the connector can give it cheaply (a file's rows, a platform's
-   * list total): asked once at start, within a few seconds; any failure only means "n so far".
+   * Asks the run's connector something cheap about its scope at start (its total, its name), within a
+   * few seconds; no answer, a failure or a connector that cannot be built only means "not known".
    */
-  private async expectedTotal(request: StartRunRequest): Promise<number | undefined> {
-    if (request.expectedTotal !== undefined) return request.expectedTotal;
+  private async askConnector<T>(request: StartRunRequest, ask: (connector: Connector, scope: Scope) => Promise<T | undefined> | undefined): Promise<T | undefined> {
     const scope = parseScope(request.scope);
     if (scope.kind === 'recheck') return undefined;
     try {
       const connector = await this.connectorFor(request.platform, request.connectionId);
-      if (!connector.estimateTotal) return undefined;
+      const asked = ask(connector, scope);
+      if (!asked) return undefined;
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 5000)));
-      const total = await Promise.race([connector.estimateTotal(scope).catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
-      return typeof total === 'number' && Number.isFinite(total) && total >= 0 ? Math.floor(total) : undefined;
+      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CONNECTOR_QUESTION_MS)));
+      return await Promise.race([asked.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
     } catch {
       return undefined;
     }
+  }
+
+  /** The progress denominator, when the connector can give it cheaply (a file's rows, a platform's list total). */
+  private async expectedTotal(request: StartRunRequest): Promise<number | undefined> {
+    if (request.expectedTotal !== undefined) return request.expectedTotal;
+    const total = await this.askConnector(request, (connector, scope) => connector.estimateTotal?.(scope));
+    return typeof total === 'number' && Number.isFinite(total) && total >= 0 ? Math.floor(total) : undefined;
+  }
+
+  /**
+   * The run's name for people: the caller's (a file's name as uploaded), else what the connector calls
+   * the scope (an audience's name), else none (shown as the scope in words, core's `runName`).
+   */
+  private async runNameOf(request: StartRunRequest): Promise<string | undefined> {
+    // One line of at most 200 characters: a name is shown in tables and on the terminal.
+    const tidy = (text: unknown) => (typeof text === 'string' ? text.replace(/\p{Cc}+/gu, ' ').trim().slice(0, RUN_NAME_MAX) : '') || undefined;
+    return tidy(request.name) ?? tidy(await this.askConnector(request, (connector, scope) => connector.describeScope?.(scope)));
+  }
+
+  /** The connection's label now (a file upload's connection is the file: its label is not shown twice). */
+  private async connectionLabelOf(request: StartRunRequest): Promise<string | undefined> {
+    if (!request.connectionId || request.platform === 'file' || !this.connections) return undefined;
+    return (await this.connections.get(request.connectionId).catch(() => undefined))?.label || undefined;
   }
 
   /** What a run needs before it is started or scheduled; InputError naming the field otherwise. */
@@ -264,7 +293,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     return this.store.get(id);
   }
 
-  list(filter?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]> {
+  list(filter?: RunListFilter): Promise<RunRecord[]> {
     return this.store.list(filter);
   }
 
@@ -326,7 +355,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
 
   async recheckUnknowns(id: string): Promise<RunRecord> {
     const run = await this.mustGet(id);
-    return this.start({ platform: run.platform, connectionId: run.connectionId, scope: `recheck:${id}`, options: { ...run.options, maxCredits: undefined } });
+    return this.start({ platform: run.platform, connectionId: run.connectionId, scope: `recheck:${id}`, name: `Re-check of ${runName(run)}`, options: { ...run.options, maxCredits: undefined } });
   }
 
   report(id: string): AsyncIterable<ReportRow> {
@@ -373,27 +402,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   /** Credits a run would cost now: unique addresses of the source not fresh in the cache. Reads the whole source. */
   async estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<RunEstimate> {
     const connector = await this.connectorFor(request.platform, request.connectionId);
-    const scope = parseScope(request.scope);
-    const cache = this.cache.withFreshness(request.options?.freshnessDays ?? this.opts.freshnessDays);
-    const seen = new Set<string>();
-    let contacts = 0;
-    let cached = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await connector.pull(scope, cursor);
-      contacts += page.contacts.length;
-      const fresh: string[] = [];
-      for (const c of page.contacts) {
-        const n = normalizeEmail(c.email);
-        if (n.ok && !seen.has(n.normalized)) {
-          seen.add(n.normalized);
-          fresh.push(n.normalized);
-        }
-      }
-      cached += (await cache.getMany(fresh)).size;
-      cursor = page.next;
-    } while (cursor !== undefined);
-    return { contacts, unique: seen.size, cached, estimatedCredits: seen.size - cached };
+    return estimateSource(connector, parseScope(request.scope), this.cache.withFreshness(request.options?.freshnessDays ?? this.opts.freshnessDays));
   }
 
   /** Creates the write-back fields of stored connection `connectionId` in its platform (idempotent). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ReportRow, RunBreakdown, RunCounters, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
+import { runName } from '@verify-hub/core';
+import type { ReportRow, RunBreakdown, RunCounters, RunListFilter, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
 import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
 
@@ -149,7 +150,7 @@ export class RunStore {
     await m.exec();
   }
 
-  async create(request: StartRunRequest, extra: { estimatedCredits?: number; expectedTotal?: number } = {}): Promise<RunRecord> {
+  async create(request: StartRunRequest, extra: { estimatedCredits?: number; expectedTotal?: number; connectionLabel?: string } = {}): Promise<RunRecord> {
     const id = `run_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
     const createdAt = new Date().toISOString();
     const fields: Record<string, string> = {
@@ -164,6 +165,8 @@ export class RunStore {
       pagingDone: '0',
     };
     if (request.connectionId) fields.connectionId = request.connectionId;
+    if (request.name) fields.name = request.name;
+    if (extra.connectionLabel) fields.connectionLabel = extra.connectionLabel;
     if (extra.estimatedCredits !== undefined) fields.estimatedCredits = String(extra.estimatedCredits);
     if (extra.expectedTotal !== undefined) fields.expectedTotal = String(extra.expectedTotal);
     for (const name of COUNTER_NAMES) fields[counterField(name)] = '0';
@@ -189,14 +192,26 @@ export class RunStore {
     return { pages: Number(pages ?? 0), pagesDone: Number(pagesDone ?? 0), pagingDone: pagingDone === '1', cursor: cursor ?? undefined, status: (status ?? undefined) as RunStatus | undefined };
   }
 
-  async list(filter: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+  /**
+   * Newest first; a filter looks through the latest 1,000 runs. Records are read in pipelined batches
+   * (one round trip per batch, not per run), so a filter that matches few runs stays cheap to poll.
+   */
+  async list(filter: RunListFilter = {}): Promise<RunRecord[]> {
     const limit = filter.limit ?? 50;
-    const ids = await this.redis.zrevrange(this.keys.runIndex(), 0, filter.status ? 999 : limit - 1);
+    const filtered = Boolean(filter.status || filter.source || filter.search?.trim());
+    const ids = await this.redis.zrevrange(this.keys.runIndex(), 0, filtered ? FILTER_WINDOW - 1 : limit - 1);
     const runs: RunRecord[] = [];
-    for (const id of ids) {
-      const run = await this.get(id);
-      if (run && (!filter.status || run.status === filter.status)) runs.push(run);
-      if (runs.length >= limit) break;
+    for (let start = 0; start < ids.length && runs.length < limit; start += LIST_BATCH) {
+      const batch = this.redis.pipeline();
+      for (const id of ids.slice(start, start + LIST_BATCH)) batch.hgetall(this.keys.run(id));
+      for (const [error, hash] of (await batch.exec()) ?? []) {
+        if (error) throw error;
+        const h = hash as Record<string, string>;
+        if (!h.id) continue; // expired since the index was read
+        const run = toRecord(h);
+        if (runMatches(run, filter)) runs.push(run);
+        if (runs.length >= limit) break;
+      }
     }
     return runs;
   }
@@ -357,6 +372,19 @@ export class RunStore {
   }
 }
 
+/** How many of the latest runs a filtered list looks through, and how many it reads per round trip. */
+const FILTER_WINDOW = 1000;
+const LIST_BATCH = 100;
+
+/** Whether `run` passes `filter` (the name searched is the one people see: given, or the scope in words). */
+export function runMatches(run: RunRecord, filter: RunListFilter): boolean {
+  if (filter.status && run.status !== filter.status) return false;
+  if (filter.source && (run.platform === 'file' ? 'file' : 'platform') !== filter.source) return false;
+  const words = filter.search?.trim().toLowerCase();
+  if (words && ![runName(run), run.connectionLabel ?? ''].some((text) => text.toLowerCase().includes(words))) return false;
+  return true;
+}
+
 function toRecord(h: Record<string, string>): RunRecord {
   const counters = {} as RunCounters;
   for (const name of COUNTER_NAMES) counters[name] = Number(h[counterField(name)] ?? 0);
@@ -371,7 +399,9 @@ function toRecord(h: Record<string, string>): RunRecord {
     counters,
     createdAt: h.createdAt!,
   };
+  if (h.name) run.name = h.name;
   if (h.connectionId) run.connectionId = h.connectionId;
+  if (h.connectionLabel) run.connectionLabel = h.connectionLabel;
   if (h.statusReason) run.statusReason = h.statusReason;
   if (h.resumeAt) run.resumeAt = Number(h.resumeAt);
   if (h.cursor) run.cursor = h.cursor;

@@ -185,17 +185,27 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     for (const shown of ['name', 'email', 'company', 'ada@example.com', 'Bob']) expect(previewText).toContain(shown);
     expect(await page.getByLabel('Email column').inputValue()).toBe('email');
     const estimate = page.getByTestId('estimate');
-    await expect(estimate.textContent()).resolves.toMatch(new RegExp(`Estimated credits: ${UNIQUE_ADDRESSES}\\b`));
+    // A ceiling in credits and money (the stack's price is 1.20 per 1,000), saying what is free.
+    const money = `$${(Math.round((UNIQUE_ADDRESSES * 1.2) / 10) / 100).toFixed(2)}`;
+    await expect(estimate.textContent()).resolves.toContain(`At most ${UNIQUE_ADDRESSES} credits (≈ ${money}): duplicates, addresses already checked recently and unknown results are free.`);
+    expect(await page.getByTestId('column-warning').count()).toBe(0);
     expect(await page.getByLabel('Also remove risky addresses').isChecked()).toBe(false);
 
     await page.getByRole('button', { name: 'Start cleaning' }).click();
     await page.waitForURL(/#\/runs\/[^/]+$/);
     const runId = decodeURIComponent(page.url().split('#/runs/')[1]!);
-    await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+    // The run is named for people: by the file's name.
+    await page.getByRole('heading', { name: 'contacts.csv' }).waitFor();
 
     // Live progress: the page polls, nobody reloads it.
     const final = await until(() => runPageState(page), (s) => s.status === 'completed' && s.percent === 100, 60_000);
     expect(final).toMatchObject({ status: 'completed', percent: 100, pulled: withEmail.length });
+    // What it spent, in credits and money, as the hub words it; the estimate was a ceiling (unknown results are free).
+    const spent = ((await (await stack.api(`/api/runs/${encodeURIComponent(runId)}`)).json()) as { spent: { credits: number; text: string }; counters: { credits: number } });
+    expect(spent.spent.credits).toBe(spent.counters.credits);
+    expect(spent.spent.credits).toBeLessThan(UNIQUE_ADDRESSES);
+    expect(spent.spent.text).toMatch(/^\d+ credits? \(≈ /);
+    expect(await page.getByTestId('run-spent').textContent()).toBe(`Spent: ${spent.spent.text}`);
     // Every pulled contact is done; the row without an address was skipped, not pulled.
     const progressText = await page.getByRole('progressbar', { name: 'Progress' }).getAttribute('aria-valuetext');
     expect(progressText).toMatch(new RegExp(`\\b${withEmail.length} of ${withEmail.length}\\b`));
@@ -241,14 +251,15 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     await page.getByRole('button', { name: 'Re-check unknowns' }).click();
     await page.waitForURL((url) => url.hash.startsWith('#/runs/') && !url.hash.endsWith(encodeURIComponent(runId)));
     const recheckId = decodeURIComponent(new URL(page.url()).hash.slice('#/runs/'.length));
-    await page.getByRole('heading', { name: `Run ${recheckId}` }).waitFor();
+    await page.getByRole('heading', { name: 'Re-check of contacts.csv' }).waitFor();
     expect(await (await stack.api(`/api/runs/${encodeURIComponent(recheckId)}`)).json()).toMatchObject({ platform: 'file', scope: `recheck:${runId}` });
 
     // The runs list shows it too, linking to its page.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
     const runs = page.getByRole('table', { name: 'Runs' });
-    await runs.getByRole('link', { name: runId }).waitFor();
-    for (const column of ['Run', 'Source', 'Scope', 'Status', 'Started', 'Duration', 'Progress', 'Pulled', 'Verified', 'Written', 'Failed', 'Credits']) {
+    await runs.getByRole('link', { name: 'contacts.csv', exact: true }).waitFor();
+    expect(await runs.getByRole('row').filter({ hasText: runId }).getByRole('link').getAttribute('href')).toBe(`#/runs/${encodeURIComponent(runId)}`);
+    for (const column of ['Run', 'Source', 'Status', 'Started', 'Duration', 'Progress', 'Pulled', 'Verified', 'Written', 'Failed', 'Credits']) {
       await runs.getByRole('columnheader', { name: column, exact: true }).waitFor();
     }
   });
@@ -358,6 +369,111 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     // The marketer's message, not the server's: no path of the hub's upload folder.
     expect(message).not.toMatch(/vh-e2e-|\/tmp\//);
     expect(await page.getByRole('table', { name: 'Preview' }).count()).toBe(0);
+  });
+
+  it('a refused file clears the previous preview: no old table, no "Start cleaning", the old upload discarded', async () => {
+    const good = join(work, 'first-list.csv');
+    writeFileSync(good, 'email,name\nfirst.one@example.com,One\nfirst.two@example.com,Two\n');
+    const page = await signedInPage();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clean a file' }).click();
+    const chooser = page.getByLabel('Choose a file');
+    const previewTable = page.getByRole('table', { name: 'Preview' });
+    const start = page.getByRole('button', { name: 'Start cleaning' });
+
+    // A type the browser refuses, and a file the hub refuses (empty), each after a good preview.
+    const refusals: { file: Parameters<typeof chooser.setInputFiles>[0]; says: RegExp }[] = [
+      { file: { name: 'notes.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n') }, says: /unsupported type "\.pdf"/ },
+      { file: { name: 'empty.csv', mimeType: 'text/csv', buffer: Buffer.from('') }, says: /empty/ },
+    ];
+    for (const refusal of refusals) {
+      const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/files/preview') && r.status() === 201), chooser.setInputFiles(good)]);
+      const uploadId = ((await answer.json()) as { upload: { id: string } }).upload.id;
+      await previewTable.waitFor();
+      expect(await start.isEnabled()).toBe(true);
+
+      await chooser.setInputFiles(refusal.file);
+      const alert = page.getByRole('alert');
+      await until(async () => ((await alert.count()) ? ((await alert.first().textContent()) ?? '') : ''), (text) => refusal.says.test(text));
+      expect(await previewTable.count()).toBe(0);
+      expect(await start.count()).toBe(0);
+      expect(await page.getByTestId('estimate').count()).toBe(0);
+      // The replaced preview is removed from the hub, not left for a day.
+      await until(async () => (await stack.api(`/api/files/${uploadId}/estimate`)).status, (status) => status === 404);
+    }
+  });
+
+  it('warns when the chosen email column does not look like one, and starts only once the user chose or confirmed', async () => {
+    const input = join(work, 'columns.csv');
+    writeFileSync(input, ['name,email,city', ...Array.from({ length: 8 }, (_, i) => `Person ${i},col.${i}@example.com,Town ${i}`)].join('\n') + '\n');
+    const page = await signedInPage();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clean a file' }).click();
+    await page.getByLabel('Choose a file').setInputFiles(input);
+    await page.getByRole('table', { name: 'Preview' }).waitFor();
+    const start = page.getByRole('button', { name: 'Start cleaning' });
+    const warning = page.getByTestId('column-warning');
+    expect(await warning.count()).toBe(0);
+
+    await page.getByLabel('Email column', { exact: true }).selectOption('name');
+    await warning.waitFor();
+    expect(await warning.getAttribute('role')).toBe('alert');
+    expect(await warning.textContent()).toContain('Only 0% of the values in column "name" look like email addresses; is this the email column? Column "email" looks like one.');
+    expect(await start.isDisabled()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'column-warning.png'), fullPage: true });
+    // Confirming unlocks the start; choosing another column asks again.
+    await page.getByLabel('“name” is the email column: clean with it anyway').check();
+    expect(await start.isEnabled()).toBe(true);
+    await page.getByLabel('Email column', { exact: true }).selectOption('city');
+    await until(async () => ((await warning.count()) ? ((await warning.textContent()) ?? '') : ''), (text) => text.includes('column "city"'));
+    expect(await start.isDisabled()).toBe(true);
+
+    // The suggested column in one click: the warning goes, the start is open.
+    await page.getByRole('button', { name: 'Use column “email”' }).click();
+    // The warning is hidden while the new estimate comes; the start opens once it came without one.
+    await until(async () => start.isEnabled(), (enabled) => enabled);
+    expect(await warning.count()).toBe(0);
+    expect(await page.getByLabel('Email column', { exact: true }).inputValue()).toBe('email');
+  });
+
+  it('finds runs on the runs page by name, source and status', async () => {
+    const startFileRun = async (name: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([`email\n${name}.one@example.com\n${name}.two@example.com\n`], { type: 'text/csv' }), `${name}.csv`);
+      const res = await stack.api('/api/files', { method: 'POST', body: form });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { run: { id: string } }).run.id;
+    };
+    const alpha = await startFileRun('Quarterly-Alpha');
+    const beta = await startFileRun('Quarterly-Beta');
+    const statusOf = async (id: string) => ((await (await stack.api(`/api/runs/${id}`)).json()) as { status: string }).status;
+    await until(async () => [await statusOf(alpha), await statusOf(beta)], (all) => all.every((s) => s === 'completed'), 60_000);
+
+    const page = await signedInPage();
+    const table = page.getByRole('table', { name: 'Runs' });
+    await table.getByRole('link', { name: 'Quarterly-Alpha.csv' }).waitFor();
+    const names = async () => table.locator('tbody td.run-name a').allTextContents();
+
+    await page.getByRole('searchbox', { name: 'Search by name' }).fill('quarterly-al');
+    await until(names, (shown) => shown.length === 1);
+    expect(await names()).toEqual(['Quarterly-Alpha.csv']);
+    await page.getByRole('searchbox', { name: 'Search by name' }).fill('QUARTERLY');
+    await until(names, (shown) => shown.length === 2);
+    expect((await names()).sort()).toEqual(['Quarterly-Alpha.csv', 'Quarterly-Beta.csv']);
+
+    // Platforms only: no file run is left.
+    await page.getByLabel('Source').selectOption('platform');
+    await until(async () => page.getByTestId('runs-summary').textContent(), (text) => text === '0 runs match.');
+    expect(await table.count()).toBe(0);
+    await page.getByLabel('Source').selectOption('file');
+    await until(names, (shown) => shown.length === 2);
+
+    // By status: cancelled shows none of them, completed both.
+    await page.getByLabel('Status').selectOption('cancelled');
+    await until(async () => page.getByTestId('runs-summary').textContent(), (text) => text === '0 runs match.');
+    await page.getByLabel('Status').selectOption('completed');
+    await until(names, (shown) => shown.length === 2);
+    const statuses = await table.locator('tbody .status').allTextContents();
+    expect(statuses.map((s) => s.trim())).toEqual(['completed', 'completed']);
+    await page.screenshot({ path: join(SCREENSHOTS, 'runs-filtered.png'), fullPage: true });
   });
 
   it('connects HubSpot with a private app token, sets up the fields and syncs every contact back to the portal', async () => {
@@ -490,7 +606,8 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
 
       const page = await signedInPage();
       const table = page.getByRole('table', { name: 'Runs' });
-      const row = (id: string) => table.getByRole('row').filter({ has: page.getByRole('link', { name: id, exact: true }) });
+      // Rows are found by the run's id (shown under its name).
+      const row = (id: string) => table.getByRole('row').filter({ hasText: id });
       const rowStatus = (id: string) => async () => ((await row(id).locator('.status').textContent()) ?? '').trim();
 
       await row(toPause).getByRole('button', { name: `Pause ${toPause}` }).click();

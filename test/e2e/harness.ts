@@ -92,6 +92,8 @@ export async function startStack(options: { adminToken: string; portal: { portal
     MAILCHIMP_CLIENT_SECRET: MAILCHIMP_APP.clientSecret,
     LOG_LEVEL: 'silent',
     VERIFY_HUB_REDIS_PREFIX: prefix,
+    // A price, so the estimate and the run page show money beside credits.
+    VERIFY_HUB_PRICE_PER_1000: '1.20',
   });
   const hub = await startServe(config, { port: 0, host: '127.0.0.1', logger: silentLogger });
   mailchimp.registerOAuthClient(MAILCHIMP_APP.clientId, MAILCHIMP_APP.clientSecret, `${hub.url}/oauth/mailchimp/callback`);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { CATEGORY_WORDS, REASON_WORDS } from '@verify-hub/core';
+import { CATEGORY_WORDS, REASON_WORDS, estimateText } from '@verify-hub/core';
 import { FakeEngine } from '../fakes/engine';
 import { createHarness, bearer, type Harness } from './harness';
 import { FakeRunService } from './fake-run-service';
@@ -111,7 +111,9 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     expect(upload.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(upload.sample).toHaveLength(5);
     expect(upload.sample[0]).toEqual({ Name: 'Ada', 'Work email': 'ada@example.com', 'Home email': 'home@example.com' });
-    expect(estimate).toEqual({ contacts: 6, unique: 6, cached: 0, estimatedCredits: 6 });
+    // A ceiling, in core's words (no price configured here: credits only).
+    expect(estimate).toEqual({ contacts: 6, unique: 6, cached: 0, estimatedCredits: 6, cost: { credits: 6, text: estimateText(6) } });
+    expect(estimate.cost.text).toBe('At most 6 credits: duplicates, addresses already checked recently and unknown results are free');
     const path = join(h.uploadDir, upload.id, 'Spring_list.csv');
     expect(existsSync(path)).toBe(true);
     expect(operations.estimates.at(-1)!.request).toEqual({ platform: 'file', connectionId: `file-${upload.id}`, scope: `file:${path}` });
@@ -124,7 +126,7 @@ describe('dashboard API: clean a file in two steps (preview with estimate, then 
     const id = body.upload.id as string;
     const home = await request(h.hub.app).get(`/api/files/${id}/estimate`).query({ column: 'Home email' }).set(bearer);
     expect(home.status).toBe(200);
-    expect(home.body).toEqual({ contacts: 6, unique: 5, cached: 0, estimatedCredits: 5 });
+    expect(home.body).toEqual({ contacts: 6, unique: 5, cached: 0, estimatedCredits: 5, cost: { credits: 5, text: estimateText(5) } });
     expect(operations.estimates.at(-1)!.column).toBe('Home email');
     const unknown = await request(h.hub.app).get(`/api/files/${id}/estimate`).query({ column: 'Fax' }).set(bearer);
     expect(unknown.status).toBe(400);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { estimateText } from '@verify-hub/core';
 import type { RunningHub } from '../../cli/src/commands/serve';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { startServeStack, until, type ServeStack } from './serve-stack';
@@ -115,14 +116,14 @@ describe('verify-hub serve: the dashboard API over the real pipeline', () => {
     const preview = await request(hub.url).post('/api/files/preview').set(browser()).attach('file', Buffer.from(csv), 'list.csv');
     expect(preview.status).toBe(201);
     expect(preview.body.upload).toMatchObject({ name: 'list.csv', rows: 4, emailColumn: 'email', columns: ['email', 'name'] });
-    expect(preview.body.estimate).toEqual({ contacts: 4, unique: 3, cached: 0, estimatedCredits: 3 });
+    expect(preview.body.estimate).toEqual({ contacts: 4, unique: 3, cached: 0, estimatedCredits: 3, cost: { credits: 3, text: estimateText(3) } });
     const uploadId = preview.body.upload.id as string;
     const unknownColumn = await request(hub.url).get(`/api/files/${uploadId}/estimate`).query({ column: 'Fax' }).set({ Cookie: cookie });
     expect(unknownColumn.status).toBe(400);
     expect(unknownColumn.body.field).toBe('column');
     // A column of names holds no address: nothing to pay for.
     const names = await request(hub.url).get(`/api/files/${uploadId}/estimate`).query({ column: 'name' }).set({ Cookie: cookie });
-    expect(names.body).toMatchObject({ unique: 0, estimatedCredits: 0 });
+    expect(names.body).toMatchObject({ unique: 0, estimatedCredits: 0, cost: { credits: 0, text: estimateText(0) }, columnWarning: { column: 'name', percent: 0, suggestedColumn: 'email' } });
 
     const started = await request(hub.url).post(`/api/files/${uploadId}/start`).set(browser()).send({ column: 'email', removeRisky: true });
     expect(started.status).toBe(202);
@@ -145,6 +146,6 @@ describe('verify-hub serve: the dashboard API over the real pipeline', () => {
     expect(paused.body.field).toBe('id');
     // The same address again is now in the cache: a new preview says so.
     const second = await request(hub.url).post('/api/files/preview').set(browser()).attach('file', Buffer.from(csv), 'again.csv');
-    expect(second.body.estimate).toEqual({ contacts: 4, unique: 3, cached: 3, estimatedCredits: 0 });
+    expect(second.body.estimate).toEqual({ contacts: 4, unique: 3, cached: 3, estimatedCredits: 0, cost: { credits: 0, text: estimateText(0) } });
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { emptyLedger, InputError, LEDGER_CATEGORIES, ledgerCategory, type ContactEvent } from '@verify-hub/core';
-import type { ReportRow, RunBreakdown, RunCounters, RunRecord, RunService, RunStatus, StartRunRequest } from '@verify-hub/sync-jobs';
+import { runMatches, type ReportRow, type RunBreakdown, type RunCounters, type RunListFilter, type RunRecord, type RunService, type RunStatus, type StartRunRequest } from '@verify-hub/sync-jobs';
 
 const ZERO: RunCounters = { pulled: 0, skipped: 0, cached: 0, verified: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 };
 const FINAL: RunStatus[] = ['completed', 'failed', 'cancelled'];
@@ -26,6 +26,7 @@ export class FakeRunService implements RunService {
   async start(request: StartRunRequest): Promise<RunRecord> {
     const run: RunRecord = { id: `run-${randomUUID()}`, platform: request.platform, connectionId: request.connectionId, scope: request.scope, options: request.options ?? {}, status: 'queued', counters: { ...ZERO }, createdAt: new Date().toISOString() };
     if (request.expectedTotal !== undefined) run.expectedTotal = request.expectedTotal;
+    if (request.name) run.name = request.name;
     this.runs.set(run.id, run);
     if (this.work) {
       const job = this.execute(run);
@@ -55,9 +56,9 @@ export class FakeRunService implements RunService {
     return run && { ...run, counters: { ...run.counters } };
   }
 
-  async list(filter: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+  async list(filter: RunListFilter = {}): Promise<RunRecord[]> {
     return [...this.runs.values()]
-      .filter((r) => !filter.status || r.status === filter.status)
+      .filter((r) => runMatches(r, filter))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, filter.limit ?? 50)
       .map((r) => ({ ...r }));

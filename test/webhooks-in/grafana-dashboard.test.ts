@@ -16,7 +16,7 @@ interface Panel {
 const dashboard = JSON.parse(readFileSync(join(__dirname, '../../deploy/grafana/verify-hub.json'), 'utf8')) as { panels: Panel[]; templating: { list: Array<{ name: string; type: string }> } };
 const metrics = new Map<string, Metric & { labelNames?: string[] }>();
 for (const m of [...metricsRegistry.getMetricsAsArray(), ...new HubMetrics({ processMetrics: false }).registry.getMetricsAsArray()]) {
-  metrics.set((m as unknown as { name: string }).name, m as Metric & { labelNames?: string[] });
+  metrics.set((m as unknown as { name: string }).name, m as unknown as Metric & { labelNames?: string[] });
 }
 const HISTOGRAM_SERIES = /_(bucket|sum|count)$/;
 

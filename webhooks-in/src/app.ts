@@ -123,8 +123,8 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(sessionRoutes({ adminToken: deps.adminToken, sessions, limiter: signInLimiter }));
   api.use(adminOnly);
   api.use(express.json({ limit: '1mb' }));
-  api.use(runRoutes(deps.runs));
-  api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, abandonedAfterMs: deps.upload?.abandonedAfterMs, retentionMs: deps.upload?.retentionMs, connections: deps.connections, operations: deps.operations, logger }));
+  api.use(runRoutes(deps.runs, { pricing: deps.pricing }));
+  api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, abandonedAfterMs: deps.upload?.abandonedAfterMs, retentionMs: deps.upload?.retentionMs, connections: deps.connections, operations: deps.operations, pricing: deps.pricing, logger }));
   api.use(hookRoutes(hooks));
   api.use(connectionRoutes(connectionOptions));
   api.use(scheduleRoutes(deps.schedules));

@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
-import type { ConnectionStore, ContactEvent, Logger, RawWebhookRequest, SecretBox, Verifier } from '@verify-hub/core';
+import type { ConnectionStore, ContactEvent, Logger, Pricing, RawWebhookRequest, SecretBox, Verifier } from '@verify-hub/core';
 import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import type { PlatformSetups } from './platform-setup';
 import type { McpSignInOptions } from './mcp-sign-in';
@@ -73,6 +73,8 @@ export interface HubAppDeps {
   upload?: { maxRows?: number; maxBytes?: number; abandonedAfterMs?: number; retentionMs?: number };
   /** Recurring syncs (the dashboard's schedules); without it /api/schedules answers 503. */
   schedules?: ScheduleService;
+  /** The price of 1,000 credits (VERIFY_HUB_PRICE_PER_1000, VERIFY_HUB_CURRENCY): estimates and runs show money beside credits. */
+  pricing?: Pricing;
   /** Credit estimates and ensureSchema through the connectors; without it those routes answer 503. */
   operations?: ConnectionOperations;
   /** How each platform is connected (key form, OAuth), built by the host from the connectors. */

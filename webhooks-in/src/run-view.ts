@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { RateTracker, averageEtaMs, parseScope, progressFigure } from '@verify-hub/core';
+import { RateTracker, averageEtaMs, parseScope, progressFigure, runName, spentView, type CostView, type Pricing } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
 
 export interface RunProgress {
@@ -42,8 +42,15 @@ function withoutServerPaths(run: RunRecord): RunRecord {
   return view;
 }
 
-/** A run as the admin API shows it: the record (no server path) plus a progress figure computed from its counters. */
-export function runView(record: RunRecord, now = Date.now()): RunRecord & { progress: RunProgress } {
+export type RunView = RunRecord & { name: string; progress: RunProgress; spent: CostView };
+
+/**
+ * A run as the admin API shows it: the record (no server path), its name for people (given at start,
+ * else its scope in words), a progress figure computed from its counters, and the credits it spent
+ * (in money too when a price is configured).
+ */
+export function runView(record: RunRecord, options: { now?: number; pricing?: Pricing } = {}): RunView {
+  const now = options.now ?? Date.now();
   const run = withoutServerPaths(record);
   const c = run.counters;
   // written + unchanged + failed = pulled once every contact is through (sync-jobs README); skipped is outside pulled.
@@ -62,5 +69,5 @@ export function runView(record: RunRecord, now = Date.now()): RunRecord & { prog
     const eta = tracker.etaMs(figure.total - settled) ?? averageEtaMs(settled, figure.total, run.startedAt, now);
     if (eta !== undefined) progress.etaSeconds = Math.round(eta / 1000);
   } else if (run.status !== 'running') rates.delete(run.id);
-  return { ...run, progress };
+  return { ...run, name: runName(run), progress, spent: spentView(c.credits, options.pricing) };
 }

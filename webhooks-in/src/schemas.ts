@@ -28,6 +28,10 @@ export const StartRunBody = z.strictObject({
 export const RunStatusSchema = z.enum(['queued', 'running', 'paused', 'completed', 'failed', 'cancelled']);
 export const ListRunsQuery = z.strictObject({
   status: RunStatusSchema.optional(),
+  /** `file` (uploads) or `platform` (connected platforms). */
+  source: z.enum(['file', 'platform']).optional(),
+  /** Case-insensitive words of the run's name (or its connection's label). */
+  q: z.string().trim().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 

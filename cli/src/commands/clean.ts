@@ -19,6 +19,7 @@ interface CleanOptions {
   concurrency?: number;
   dryRun?: boolean;
   split?: boolean;
+  force?: boolean;
   progress: boolean;
 }
 
@@ -49,6 +50,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'verifications at once (default 10, or ENGINE_CONCURRENCY)', positiveInt)
     .option('--split', 'also write each category and flag (safe, risky, invalid, unknown, not_checked, role, disposable, catch_all) to its own CSV and .xlsx file')
     .option('--dry-run', 'verify and print the summary, write no file')
+    .option('--force', 'clean even when under half of the email column looks like addresses (the wrong-column guard)')
     .option('--no-progress', 'no progress bar')
     .addHelpText('after', '\nExamples:\n  $ verify-hub clean examples/contacts.csv\n  $ verify-hub clean leads.xlsx -o leads-clean.xlsx --remove risky,unknown\n  $ ENGINE_URL=https://api.verify-hub.com ENGINE_API_KEY=... verify-hub clean list.csv')
     .action(async (file: string, options: CleanOptions) => {
@@ -58,9 +60,9 @@ export function register(program: Command): void {
 
 async function clean(file: string, options: CleanOptions): Promise<number> {
   // Loaded on use, so that `verify-hub --help` stays quick.
-  const { InMemoryVerificationCache, InputError, ledgerLines, loadConfig } = await import('@verify-hub/core');
+  const { InMemoryVerificationCache, InputError, costText, estimateText, ledgerLines, loadConfig, pricingFromConfig } = await import('@verify-hub/core');
   const { FileConnector } = await import('@verify-hub/connector-file');
-  const { runInProcess } = await import('@verify-hub/sync-jobs');
+  const { estimateSource, runInProcess } = await import('@verify-hub/sync-jobs');
   const { engineFromConfig } = await import('../engine-from-config');
   const { createProgress } = await import('../progress');
   const config = loadConfig();
@@ -79,7 +81,19 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
     split: options.split,
   });
   const inspection = await connector.inspect();
+  // The wrong-column guard: a column of names would be verified (and billed) as addresses and all come out invalid.
+  const columnWarning = inspection.emailCheck.warning;
+  if (columnWarning && !options.force) {
+    const better = inspection.emailCheck.suggestedColumn;
+    throw new InputError('column', `${columnWarning} Nothing was verified: ${better ? `pick it with --column "${better}"` : 'name the email column with --column'}, or add --force to clean with "${inspection.emailColumn}" anyway`);
+  }
+  if (columnWarning) console.error(`verify-hub: warning: ${columnWarning} (going on: --force)`);
   console.error(`verify-hub: ${inspection.rowCount} rows in ${file}, email column "${inspection.emailColumn}", using the ${engine.label}`);
+  // The estimate before anything is bought, in the dashboard's words (a ceiling); read by a connector of its own, which writes nothing.
+  const pricing = pricingFromConfig(config);
+  const cache = new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS });
+  const estimate = await estimateSource(new FileConnector({ input: file, column: options.column, maxRows: options.maxRows }), { kind: 'file' }, cache);
+  console.error(`verify-hub: ${estimateText(estimate.estimatedCredits, pricing)}`);
 
   // The note goes above the bar, which goes on below it (stopping the bar for it froze it for the rest of the run).
   const progress = createProgress('verifying', inspection.rowCount, options.progress);
@@ -101,7 +115,7 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
       connector,
       scope: { kind: 'file' },
       verifier: engine.verifier,
-      cache: new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS }),
+      cache,
       writeOptions: { dryRun: options.dryRun },
       creditCap: options.maxCredits,
       verifyConcurrency: options.concurrency ?? config.ENGINE_CONCURRENCY ?? 10,
@@ -112,7 +126,8 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
     progress.stop(result !== undefined && !result.stopped);
   }
   const summary = await connector.finish({ credits: result.counters.credits });
-  printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local', ledgerLines);
+  // A price (VERIFY_HUB_PRICE_PER_1000) adds money to the credits, in the words the dashboard uses.
+  printSummary(summary, result, Date.now() - started, file, remove, engine.kind === 'local', ledgerLines, (credits) => costText(credits, pricing));
   if (summary.categoryOutputs) printCategoryFiles(summary, await import('@verify-hub/connector-file'));
   if (result.stopped) {
     console.error(`verify-hub: verification stopped early: ${result.stopped.message}. The rows not verified are marked unknown (not_checked) and counted as "not checked".`);
@@ -132,7 +147,16 @@ function printCategoryFiles(summary: FileSummary, { CATEGORY_FILES, categoryFile
   console.log(lines.join('\n'));
 }
 
-function printSummary(summary: FileSummary, result: InProcessRunResult, ms: number, file: string, removed: readonly string[], local: boolean, ledgerLines: (l: FileSummary['ledger'], reasons: Record<'unknown' | 'not_checked', Record<string, number>>) => string[]): void {
+function printSummary(
+  summary: FileSummary,
+  result: InProcessRunResult,
+  ms: number,
+  file: string,
+  removed: readonly string[],
+  local: boolean,
+  ledgerLines: (l: FileSummary['ledger'], reasons: Record<'unknown' | 'not_checked', Record<string, number>>) => string[],
+  cost: (credits: number) => string,
+): void {
   const rows = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
   const noEmail = summary.skipped.no_email ?? 0;
   // One ledger: every row of the file once, in its final category (the same counts as summary.json and the files).
@@ -140,7 +164,7 @@ function printSummary(summary: FileSummary, result: InProcessRunResult, ms: numb
     `Cleaned ${rows(summary.ledger.total)} of ${file} in ${(ms / 1000).toFixed(1)} s; every row in exactly one category:`,
     ...ledgerLines(summary.ledger, { unknown: summary.unknownReasons, not_checked: { no_email: noEmail, not_checked: summary.ledger.not_checked - noEmail } }).map((line) => `  ${line}`),
     `  removed: ${rows(summary.removed)} (${removed.join(', ')})`,
-    `  credits: ${summary.credits.toLocaleString('en-US')}${local ? ' (billable results; the local engine charges nothing for them)' : ''}`,
+    `  spent: ${cost(summary.credits)}${local ? ' (billable results; the local engine charges nothing for them)' : ''}`,
   ];
   if (summary.duplicateRows) lines.push(`  ${rows(summary.duplicateRows)} repeat${summary.duplicateRows === 1 ? 's' : ''} an earlier address (verified once, counted in its category per row)`);
   if (summary.problems.length) {

@@ -4,11 +4,15 @@ import type { RunRecord } from '@verify-hub/sync-jobs';
 import { EXIT } from '../command';
 import { nonNegativeInt, positiveInt } from '../options';
 
-const ACTIONS = ['resume', 'cancel', 'report', 'recheck', 'download'] as const;
+const ACTIONS = ['list', 'resume', 'cancel', 'report', 'recheck', 'download'] as const;
+const STATUSES = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+const SOURCES = ['file', 'platform'] as const;
 
 interface RunsOptions {
   limit: number;
   status?: string;
+  source?: string;
+  search?: string;
   maxCredits?: number;
   json?: boolean;
   category?: string;
@@ -22,7 +26,7 @@ export function register(program: Command): void {
     .summary('list sync runs, show one, resume, cancel or report it')
     .description(
       [
-        'verify-hub runs                      the latest runs',
+        'verify-hub runs [list]               the latest runs, by name (--status, --source, --search to narrow)',
         'verify-hub runs <id>                 one run: status, why it paused, counters',
         'verify-hub runs resume <id>          resume a paused run (quota reset, key fixed, cap raised), or repair a stuck running one',
         'verify-hub runs cancel <id>          cancel a queued, running or paused run',
@@ -36,7 +40,9 @@ export function register(program: Command): void {
     .argument('[action-or-id]', `${ACTIONS.join(', ')}, or a run id`)
     .argument('[id]', 'the run id, after an action')
     .option('--limit <n>', 'how many runs to list', positiveInt, 20)
-    .option('--status <status>', 'list only runs in this status (queued, running, paused, completed, failed, cancelled)')
+    .option('--status <status>', `list only runs in this status (${STATUSES.join(', ')})`)
+    .option('--source <source>', 'list only file runs (file) or platform runs (platform)')
+    .option('--search <words>', "list only runs whose name (or connection's label) contains these words, any letter case")
     .option('--max-credits <n>', 'with resume: the new credit cap', nonNegativeInt)
     .option('--json', 'print JSON')
     .option('--category <name>', 'with download: the category or flag')
@@ -50,35 +56,44 @@ export function register(program: Command): void {
 async function runs(first: string | undefined, second: string | undefined, options: RunsOptions): Promise<number> {
   const action = (ACTIONS as readonly string[]).includes(first ?? '') ? (first as (typeof ACTIONS)[number]) : undefined;
   const id = action ? second : first;
-  if (action && !id) throw new InputError('id', `\`runs ${action}\` needs a run id`);
+  if (action === 'list' && id) throw new InputError('id', '`runs list` takes no run id: `verify-hub runs <id>` shows one run');
+  if (action && action !== 'list' && !id) throw new InputError('id', `\`runs ${action}\` needs a run id`);
   if (!action && second) throw new InputError('action', `unknown action "${first}" (use ${ACTIONS.join(', ')}, or a run id alone)`);
-  if (options.status && !['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'].includes(options.status)) throw new InputError('--status', `"${options.status}" is not a run status`);
+  if (options.status && !(STATUSES as readonly string[]).includes(options.status)) throw new InputError('--status', `"${options.status}" is not a run status (${STATUSES.join(', ')})`);
+  if (options.source && !(SOURCES as readonly string[]).includes(options.source)) throw new InputError('--source', `"${options.source}" is not a source (${SOURCES.join(' or ')})`);
+  if (options.search !== undefined && options.search.length > 200) throw new InputError('--search', 'is longer than 200 characters');
+  const { pricingFromConfig } = await import('@verify-hub/core');
   const { pipelineFromConfig } = await import('../pipeline-from-config');
   const { ledgerBlock, runBlock, runLine } = await import('../run-format');
-  const { pipeline } = await pipelineFromConfig();
+  const { pipeline, config } = await pipelineFromConfig();
+  const pricing = pricingFromConfig(config);
+  const block = (run: Parameters<typeof runBlock>[0]) => runBlock(run, pricing);
   const print = (value: unknown, text: string) => console.log(options.json ? JSON.stringify(value, null, 2) : text);
   try {
     if (!id) {
-      const list = await pipeline.list({ limit: options.limit, status: options.status as never });
-      print(list, list.length ? list.map(runLine).join('\n') : 'no runs yet: start one with `verify-hub sync <connector>`');
+      const filter = { limit: options.limit, status: options.status as (typeof STATUSES)[number] | undefined, source: options.source as (typeof SOURCES)[number] | undefined, search: options.search };
+      const list = await pipeline.list(filter);
+      const filtered = Boolean(filter.status || filter.source || filter.search?.trim());
+      print(list, list.length ? list.map(runLine).join('\n') : filtered ? 'no runs match' : 'no runs yet: start one with `verify-hub sync <connector>`');
       return EXIT.ok;
     }
     switch (action) {
-      case undefined: {
+      case undefined:
+      case 'list': {
         const run = await pipeline.get(id);
         if (!run) throw new InputError('id', `no run ${id}`);
         const { ledger } = await pipeline.breakdown(id);
-        print({ ...run, ledger }, `${runBlock(run)}\n${ledgerBlock(ledger)}`);
+        print({ ...run, ledger }, `${block(run)}\n${ledgerBlock(ledger)}`);
         return EXIT.ok;
       }
       case 'resume': {
         const run = await pipeline.resume(id, { maxCredits: options.maxCredits });
-        print(run, `resumed\n${runBlock(run)}`);
+        print(run, `resumed\n${block(run)}`);
         return EXIT.ok;
       }
       case 'cancel': {
         const run = await pipeline.cancel(id);
-        print(run, `cancelled\n${runBlock(run)}`);
+        print(run, `cancelled\n${block(run)}`);
         return EXIT.ok;
       }
       case 'recheck': {

@@ -46,7 +46,10 @@ export function register(program: Command): void {
 
 async function sync(platform: string, options: SyncOptions): Promise<number> {
   const { pipelineFromConfig } = await import('../pipeline-from-config');
-  const { pipeline, engineLabel } = await pipelineFromConfig({ withEngine: options.withWorker });
+  const { pipeline, engineLabel, config } = await pipelineFromConfig({ withEngine: options.withWorker });
+  const { estimateText, pricingFromConfig } = await import('@verify-hub/core');
+  // A price (VERIFY_HUB_PRICE_PER_1000) adds money to credits, in the dashboard's words.
+  const pricing = pricingFromConfig(config);
   let workers: SyncWorkers | undefined;
   try {
     if (platform === 'file') throw new InputError('connector', 'files are cleaned with `verify-hub clean <file>` (in this process, no Redis needed)');
@@ -58,7 +61,7 @@ async function sync(platform: string, options: SyncOptions): Promise<number> {
     };
     if (options.estimate) {
       const e = await pipeline.estimate(request);
-      console.log(`${e.contacts} contacts, ${e.unique} distinct addresses, ${e.cached} fresh in the cache: about ${e.estimatedCredits} credits`);
+      console.log(`${e.contacts} contacts, ${e.unique} distinct addresses, ${e.cached} fresh in the cache. ${estimateText(e.estimatedCredits, pricing)}.`);
       return EXIT.ok;
     }
     const run = await pipeline.start(request);
@@ -73,7 +76,7 @@ async function sync(platform: string, options: SyncOptions): Promise<number> {
     }
     const final = await follow(pipeline, run.id, options.progress, Boolean(options.withWorker));
     const { runBlock } = await import('../run-format');
-    console.log(runBlock(final));
+    console.log(runBlock(final, pricing));
     if (final.status === 'completed') return EXIT.ok;
     if (final.status === 'paused') console.error(`verify-hub: the run is paused; after fixing the cause: verify-hub runs resume ${final.id}`);
     return EXIT.failed;

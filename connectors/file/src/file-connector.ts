@@ -15,7 +15,7 @@ import {
 } from '@verify-hub/core';
 import { cellText, payloadCell, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
-import { detectLayout, openSource, SAMPLE_ROWS, sniff, type FileLayout, type Sniffed } from './layout';
+import { checkEmailColumn, detectLayout, openSource, SAMPLE_ROWS, sniff, type EmailColumnCheck, type FileLayout, type Sniffed } from './layout';
 import { REMOVABLE_RISKS, recheckOutputs, resolveOptions, type CategoryFile, type FileConnectorOptions, type RemovableRisk, type ResolvedOptions, type SplitFormat } from './options';
 import { OrderedOutput, type OutputTotals } from './ordered-output';
 
@@ -43,6 +43,8 @@ export interface FileInspection {
   rowCount: number;
   /** The first data rows, by column name, for previews. */
   sample: Record<string, string>[];
+  /** The wrong-column guard over the first rows: `warning` when under half of the email column's values look like addresses. */
+  emailCheck: EmailColumnCheck;
 }
 
 export interface FileProblem {
@@ -340,6 +342,7 @@ export class FileConnector implements Connector {
       hasHeader: layout.hasHeader,
       rowCount,
       sample: dataRows.slice(0, SAMPLE_SIZE).map((cells) => Object.fromEntries(layout.columns.map((name, i) => [name, cellText(cells[i])]))),
+      emailCheck: checkEmailColumn(layout, dataRows, width),
     };
     return { layout, info };
   }

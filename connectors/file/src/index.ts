@@ -7,3 +7,5 @@ export { categoryFileLabel } from './category-outputs';
 export { RESULT_COLUMNS, resultCells } from './result-columns';
 export { detectDelimiter } from './delimiter';
 export type { CellValue } from './cells';
+export { WRONG_COLUMN_SHARE } from './layout';
+export type { EmailColumnCheck } from './layout';

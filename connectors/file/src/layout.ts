@@ -44,16 +44,53 @@ function byHeaderName(header: CellValue[]): number {
   return keys.findIndex((k) => k.includes('email'));
 }
 
+/** How many of a column's non-empty sampled values look like addresses. */
+function addressShare(rows: CellValue[][], index: number): { sampled: number; addresses: number; share: number } {
+  const values = rows.map((r) => r[index]).filter((v) => cellText(v).trim() !== '');
+  const addresses = values.filter(looksLikeEmail).length;
+  return { sampled: values.length, addresses, share: values.length ? addresses / values.length : 0 };
+}
+
 /** The column whose non-empty values look most like addresses (at least half of them), or -1. */
 function bySample(rows: CellValue[][], width: number): number {
   let best = { index: -1, share: 0.5 };
   for (let i = 0; i < width; i++) {
-    const values = rows.map((r) => r[i]).filter((v) => cellText(v).trim() !== '');
-    if (values.length === 0) continue;
-    const share = values.filter(looksLikeEmail).length / values.length;
+    const { sampled, share } = addressShare(rows, i);
+    if (sampled === 0) continue;
     if (share >= best.share && share > 0 && (best.index < 0 || share > best.share)) best = { index: i, share };
   }
   return best.index;
+}
+
+/** Under this share of address-like values, the chosen email column is probably the wrong one. */
+export const WRONG_COLUMN_SHARE = 0.5;
+
+/** The wrong-column guard: how address-like the email column's sampled values are, and a better column when one looks better. */
+export interface EmailColumnCheck {
+  /** Non-empty values of the email column among the first rows. */
+  sampled: number;
+  /** Those that look like addresses. */
+  addresses: number;
+  /** Whole percent of them that look like addresses. */
+  percent: number;
+  /** When under half look like addresses: the column whose values look most like addresses (at least half), if another does. */
+  suggestedColumn?: string;
+  /** When under half look like addresses: the warning in words, naming the column and the share. */
+  warning?: string;
+}
+
+/** Checks the email column of `layout` against the first data rows: a column of names marks every row invalid otherwise. */
+export function checkEmailColumn(layout: Pick<FileLayout, 'columns' | 'emailIndex'>, dataRows: CellValue[][], width: number): EmailColumnCheck {
+  const { sampled, addresses, share } = addressShare(dataRows, layout.emailIndex);
+  const check: EmailColumnCheck = { sampled, addresses, percent: Math.round(share * 100) };
+  if (sampled === 0 || share >= WRONG_COLUMN_SHARE) return check;
+  const best = bySample(dataRows, width);
+  if (best >= 0 && best !== layout.emailIndex) check.suggestedColumn = layout.columns[best];
+  const name = layout.columns[layout.emailIndex];
+  check.warning =
+    `only ${check.percent}% of the values in column "${name}" look like email addresses; is this the email column?` +
+    (check.suggestedColumn ? ` Column "${check.suggestedColumn}" looks like one.` : '');
+  return check;
 }
 
 function columnList(names: string[]): string {

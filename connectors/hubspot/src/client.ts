@@ -57,6 +57,7 @@ export function buildHubSpotApis(options: ClientOptions) {
     propertiesCore: properties.coreApi,
     propertyGroups: properties.groupsApi,
     listMemberships: lists.membershipsApi,
+    lists: lists.listsApi,
     oauthTokens: oauth.tokensApi,
     /** Endpoints the SDK has no class for (account details, limits tracking). */
     getJson: async (path: string): Promise<unknown> => {

@@ -73,6 +73,14 @@ export class HubSpotConnector implements Connector {
     checkHubSpotScope(scope);
   }
 
+  /** A run over a list is named after the list; `all` and `changed-since` read well as their scope in words. */
+  async describeScope(scope: Scope): Promise<string | undefined> {
+    checkHubSpotScope(scope);
+    if (scope.kind !== 'list') return undefined;
+    const answer = await this.runner.run('default', () => this.apis.lists.getById(scope.value!));
+    return answer.list?.name || undefined;
+  }
+
   pullByIds(ids: string[]): Promise<Contact[]> {
     return this.puller.byIds(ids);
   }

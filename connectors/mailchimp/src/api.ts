@@ -3,6 +3,7 @@ import { backoffDelay, sleep, type CallLimiter } from '@verify-hub/core';
 import type { MailchimpAuth, ResolvedSettings } from './connection-settings';
 import { MailchimpError, mailchimpErrorFrom, shouldRetry } from './errors';
 import {
+  AudienceSchema,
   BatchStatusSchema,
   BatchSubscribeResultSchema,
   MemberSchema,
@@ -26,6 +27,7 @@ interface SdkClient {
   timeout: number;
   setConfig(config: { apiKey?: string; accessToken?: string }): void;
   lists: {
+    getList(listId: string, opts: object): Promise<unknown>;
     getListMembersInfo(listId: string, opts: object): Promise<unknown>;
     getListMember(listId: string, hash: string, opts: object): Promise<unknown>;
     getSegmentMembersList(listId: string, segmentId: string, opts: object): Promise<unknown>;
@@ -141,6 +143,11 @@ export class MailchimpApi {
     // Cleaned and unsubscribed members are asked for so that they can be counted as skipped.
     const query = { count: opts.count, offset: opts.offset, fields: opts.fields, include_cleaned: true, include_unsubscribed: true };
     return this.call('segment members', 'read', MembersPageSchema, (c) => c.lists.getSegmentMembersList(listId, segmentId, query));
+  }
+
+  /** The audience's id and name (a run over it is named after it). */
+  audience(listId: string): Promise<{ id: string; name: string }> {
+    return this.call('get audience', 'read', AudienceSchema, (c) => c.lists.getList(listId, { fields: ['id', 'name'] }));
   }
 
   member(listId: string, hash: string, fields: string[]): Promise<Member> {

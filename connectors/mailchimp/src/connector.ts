@@ -1,5 +1,6 @@
 import {
   InputError,
+  timeInWords,
   type ConnectionRecord,
   type Connector,
   type ConnectorDeps,
@@ -67,6 +68,15 @@ export class MailchimpConnector implements Connector {
 
   checkScope(scope: Scope): void {
     resolveScope(scope, this.settings.listId);
+  }
+
+  /** A run over this scope is named after the audience: "Newsletter", "Newsletter: segment 42", "Newsletter (changed since ...)". */
+  async describeScope(scope: Scope): Promise<string | undefined> {
+    const target = resolveScope(scope, this.settings.listId);
+    const { name } = await this.api.audience(target.listId);
+    if (target.kind === 'segment') return `${name}: segment ${target.segmentId}`;
+    if (target.kind === 'changed-since') return `${name} (changed since ${timeInWords(target.since)})`;
+    return name;
   }
 
   async pull(scope: Scope, cursor?: string): Promise<Page> {

@@ -61,3 +61,6 @@ export type BatchOperationResult = z.infer<typeof BatchOperationResultSchema>;
 
 /** The 204 answers (tags, archive) come back from the SDK as null. */
 export const NoContentSchema = z.unknown();
+
+/** An audience, as far as naming a run needs it. */
+export const AudienceSchema = z.looseObject({ id: z.string(), name: z.string() });

@@ -60,6 +60,7 @@ interface Portal extends Required<Omit<PortalOptions, 'token'>> {
   properties: Map<string, PropertyDef>;
   groups: Map<string, { name: string; label: string; displayOrder: number }>;
   lists: Map<string, string[]>;
+  listNames: Map<string, string>;
   /** Per-record failures of batch update: id -> category, for the next `times` attempts. */
   recordFailures: Map<string, { category: string; message?: string; times: number }>;
   /** Ids whose batch update always fails validation (the whole batch answers 400, as HubSpot does). */
@@ -123,6 +124,7 @@ export class FakeHubSpot {
       properties: new Map(HUBSPOT_PROPERTIES.map((p) => [p.name, { ...p }])),
       groups: new Map([['contactinformation', { name: 'contactinformation', label: 'Contact information', displayOrder: 0 }]]),
       lists: new Map(),
+      listNames: new Map(),
       recordFailures: new Map(),
       invalidIds: new Set(),
       windowStarts: [],
@@ -160,8 +162,10 @@ export class FakeHubSpot {
     });
   }
 
-  setList(portalId: string, listId: string, contactIds: string[]): void {
+  /** A static list of contacts; HubSpot names it (`List <id>` unless given). */
+  setList(portalId: string, listId: string, contactIds: string[], name = `List ${listId}`): void {
     this.portal(portalId).lists.set(listId, [...contactIds]);
+    this.portal(portalId).listNames.set(listId, name);
   }
 
   addProperty(portalId: string, def: PropertyDef): void {
@@ -232,6 +236,7 @@ export class FakeHubSpot {
     app.post('/crm/v3/objects/contacts/batch/read', (req, res) => this.batchRead(req, res));
     app.post('/crm/v3/objects/contacts/batch/update', (req, res) => this.batchUpdate(req, res));
     app.get('/crm/v3/lists/:listId/memberships', (req, res) => this.memberships(req, res));
+    app.get('/crm/v3/lists/:listId', (req, res) => this.listById(req, res));
     app.use((req, res) => error(res, 404, 'OBJECT_NOT_FOUND', `No route ${req.method} ${req.path}`));
     this.server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -500,6 +505,18 @@ export class FakeHubSpot {
     }
     if (notFound.length) errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: 'Could not get some CONTACT objects, they may be deleted or not exist.', context: { ids: notFound }, links: {}, errors: [] });
     res.status(errors.length ? 207 : 200).json(batchBody(results, errors));
+  }
+
+  /** `GET /crm/v3/lists/{listId}`: the list's definition (a static contact list). */
+  private listById(req: Request, res: Response): void {
+    const portal = this.portalOf(res);
+    const listId = String(req.params.listId);
+    const members = portal.lists.get(listId);
+    if (!members) return void error(res, 404, 'OBJECT_NOT_FOUND', `List ${listId} does not exist.`);
+    const at = new Date(0).toISOString();
+    res.json({
+      list: { listId, listVersion: 1, name: portal.listNames.get(listId) ?? `List ${listId}`, objectTypeId: '0-1', processingType: 'MANUAL', processingStatus: 'COMPLETE', size: members.length, createdAt: at, updatedAt: at, filtersUpdatedAt: at },
+    });
   }
 
   private memberships(req: Request, res: Response): void {

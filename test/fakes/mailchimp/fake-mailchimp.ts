@@ -71,6 +71,7 @@ interface Account {
 
 interface FakeList {
   id: string;
+  name: string;
   account: Account;
   members: FakeMember[];
   byHash: Map<string, FakeMember>;
@@ -214,10 +215,11 @@ export class FakeMailchimp {
     this.accounts.set(credential, account);
   }
 
-  addList(ownerCredential: string, listId: string): void {
+  /** An audience of the account that owns `ownerCredential`; its name is `List <id>` unless given. */
+  addList(ownerCredential: string, listId: string, name = `List ${listId}`): void {
     const account = this.accounts.get(ownerCredential);
     if (!account) throw new Error('unknown account');
-    this.lists.set(listId, { id: listId, account, members: [], byHash: new Map(), mergeFields: [], segments: new Map(), tagNames: new Set() });
+    this.lists.set(listId, { id: listId, name, account, members: [], byHash: new Map(), mergeFields: [], segments: new Map(), tagNames: new Set() });
   }
 
   addMembers(listId: string, members: { email: string; status?: MemberStatus; merge_fields?: Record<string, string | number>; tags?: string[]; lastChangedMs?: number }[]): void {
@@ -427,7 +429,7 @@ export class FakeMailchimp {
     if (!list) return notFound();
     const rest = parts.slice(2);
     if (rest.length === 0 && m === 'POST') return this.batchSubscribe(list, op.body);
-    if (rest.length === 0 && m === 'GET') return { status: 200, body: { id: list.id, name: `List ${list.id}`, stats: { member_count: list.members.length } } };
+    if (rest.length === 0 && m === 'GET') return { status: 200, body: { id: list.id, name: list.name, stats: { member_count: list.members.length } } };
     if (rest[0] === 'members') {
       if (rest.length === 1 && m === 'GET') return this.listMembers(list, op.query);
       const member = rest[1] ? list.byHash.get(rest[1]) : undefined;

@@ -22,16 +22,29 @@ export interface RunCounters {
   unreadable?: number;
 }
 
+/** Credits with money when the hub has a price (VERIFY_HUB_PRICE_PER_1000), and the hub's words for them (core's cost.ts). */
+export interface CostView {
+  credits: number;
+  money?: { amount: number; currency: string; text: string };
+  text: string;
+}
+
 export interface RunView {
   id: string;
+  /** For people: the file's name, or the audience/list (the scope in words for runs from before names). */
+  name: string;
   platform: string;
   connectionId?: string;
+  /** The connection's label when the run started. */
+  connectionLabel?: string;
   scope: string;
   options: { dryRun?: boolean; maxCredits?: number; freshnessDays?: number };
   status: RunStatus;
   statusReason?: string;
   resumeAt?: number;
   counters: RunCounters;
+  /** The credits spent so far, in money too when priced. */
+  spent: CostView;
   estimatedCredits?: number;
   createdAt: string;
   startedAt?: string;
@@ -81,6 +94,18 @@ export interface RunEstimate {
   unique: number;
   cached: number;
   estimatedCredits: number;
+  /** The ceiling in credits (and money), worded by the hub: "At most N credits (≈ $X): ...". */
+  cost: CostView;
+  /** Under half of the email column's first values look like addresses. */
+  columnWarning?: { column: string; percent: number; suggestedColumn?: string; message: string };
+}
+
+export type RunSource = 'file' | 'platform';
+
+export interface RunListFilter {
+  source?: RunSource;
+  status?: RunStatus;
+  q?: string;
 }
 
 export interface UploadInfo {

@@ -7,6 +7,7 @@ import type {
   RunBreakdown,
   RunDownloads,
   RunEstimate,
+  RunListFilter,
   RunView,
   ScheduleView,
   SchemaReport,
@@ -117,7 +118,13 @@ export async function signOut(): Promise<void> {
 
 // ---------------------------------------------------------------- runs
 
-export const listRuns = (limit: number, signal?: AbortSignal) => request<{ runs: RunView[] }>('GET', `/api/runs?limit=${limit}`, { signal });
+export function listRuns(limit: number, filter: RunListFilter = {}, signal?: AbortSignal) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (filter.source) query.set('source', filter.source);
+  if (filter.status) query.set('status', filter.status);
+  if (filter.q?.trim()) query.set('q', filter.q.trim());
+  return request<{ runs: RunView[] }>('GET', `/api/runs?${query}`, { signal });
+}
 export const getRun = (id: string, signal?: AbortSignal) => request<RunView>('GET', path`/api/runs/${id}`, { signal });
 export const getBreakdown = (id: string, signal?: AbortSignal) => request<RunBreakdown>('GET', path`/api/runs/${id}/breakdown`, { signal });
 /** A completed file run's downloads (409 before it completed). */

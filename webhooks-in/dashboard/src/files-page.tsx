@@ -16,6 +16,8 @@ export function unsupportedTypeMessage(fileName: string): string | undefined {
   return `file: unsupported type "${ext || '(none)'}": upload a CSV file (.csv, .tsv, .txt) or an Excel workbook (.xlsx)`;
 }
 
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 export function FilesPage() {
   const [preview, setPreview] = useState<FilePreview>();
   const [column, setColumn] = useState('');
@@ -28,7 +30,24 @@ export function FilesPage() {
   const [dragging, setDragging] = useState(false);
   const [error, setError] = useState<string>();
   const [errorField, setErrorField] = useState<string>();
+  /** The user's "yes, this is the email column" when the hub warned that it does not look like one. */
+  const [columnConfirmed, setColumnConfirmed] = useState(false);
   const estimateRequest = useRef(0);
+
+  /**
+   * Forgets the previewed file: another file replaces it, or a refused one must not leave the old
+   * preview (and its "Start cleaning") behind. A failure to discard is harmless: the hub removes
+   * previews nobody started after a day.
+   */
+  const clearPreview = () => {
+    if (preview) discardUpload(preview.upload.id).catch(() => undefined);
+    estimateRequest.current++; // an estimate still on its way belongs to the old file
+    setPreview(undefined);
+    setEstimate(undefined);
+    setEstimating(false);
+    setColumn('');
+    setColumnConfirmed(false);
+  };
 
   const fail = (caught: unknown) => {
     setError(errorMessage(caught));
@@ -40,6 +59,7 @@ export function FilesPage() {
     if (!file || uploading !== undefined || starting) return;
     setError(undefined);
     setErrorField(undefined);
+    clearPreview();
     if (files.length > 1) {
       setError('Drop one file at a time.');
       setErrorField('file');
@@ -52,11 +72,6 @@ export function FilesPage() {
       return;
     }
     setUploading(file.name);
-    // Another file replaces the previewed one, which was never started. A failure here is harmless:
-    // the hub removes previews nobody started after a day.
-    if (preview) discardUpload(preview.upload.id).catch(() => undefined);
-    setPreview(undefined);
-    setEstimate(undefined);
     try {
       const answer = await previewFile(file);
       setPreview(answer);
@@ -72,6 +87,7 @@ export function FilesPage() {
   const chooseColumn = async (next: string) => {
     if (!preview) return;
     setColumn(next);
+    setColumnConfirmed(false);
     setError(undefined);
     const request = ++estimateRequest.current;
     setEstimating(true);
@@ -87,7 +103,7 @@ export function FilesPage() {
 
   const start = async (event: Event) => {
     event.preventDefault();
-    if (!preview || starting) return;
+    if (!preview || starting || (estimate?.columnWarning && !columnConfirmed)) return;
     const cap = maxCredits.trim() === '' ? undefined : Number(maxCredits);
     if (cap !== undefined && (!Number.isInteger(cap) || cap < 1)) {
       setError('Credit limit: enter a whole number of credits, 1 or more, or leave it empty.');
@@ -226,12 +242,30 @@ export function FilesPage() {
 
           {estimate && (
             <p data-testid="estimate" class="estimate" aria-live="polite" aria-busy={estimating ? 'true' : undefined}>
-              <strong>Estimated credits: {estimate.estimatedCredits}</strong>{' '}
+              {/* The hub's words (core's cost.ts), so the dashboard and the CLI say the same: a ceiling, with money when priced. */}
+              <strong>{estimate.cost.text}.</strong>{' '}
               <span class="muted">
                 ({formatNumber(estimate.unique)} unique {estimate.unique === 1 ? 'address' : 'addresses'}, {formatNumber(estimate.cached)} already
-                checked recently and free)
+                checked recently)
               </span>
             </p>
+          )}
+
+          {estimate?.columnWarning && !estimating && (
+            <div class="column-warning" role="alert" data-testid="column-warning">
+              <p>
+                <strong>Check the email column:</strong> {capitalize(estimate.columnWarning.message)}
+              </p>
+              {estimate.columnWarning.suggestedColumn && (
+                <button type="button" class="secondary" onClick={() => void chooseColumn(estimate.columnWarning!.suggestedColumn!)}>
+                  Use column “{estimate.columnWarning.suggestedColumn}”
+                </button>
+              )}
+              <div class="field checkbox">
+                <input id="confirm-column" type="checkbox" checked={columnConfirmed} onChange={(event) => setColumnConfirmed(event.currentTarget.checked)} />
+                <label for="confirm-column">“{estimate.columnWarning.column}” is the email column: clean with it anyway</label>
+              </div>
+            </div>
           )}
 
           {errorField !== 'file' && <ErrorAlert id="files-error" message={error} />}
@@ -242,7 +276,7 @@ export function FilesPage() {
           </div>
           <p class="muted small">Invalid addresses are always removed. Risky ones (catch-all domains, role addresses…) stay unless you tick this.</p>
 
-          <button type="submit" aria-busy={starting ? 'true' : undefined}>
+          <button type="submit" aria-busy={starting ? 'true' : undefined} disabled={Boolean(estimate?.columnWarning) && !columnConfirmed}>
             Start cleaning
           </button>
         </form>

@@ -38,6 +38,12 @@ export function RunPage({ id }: { id: string }) {
   const [breakdown, setBreakdown] = useState<RunBreakdown>();
   const [error, setError] = useState<string>();
   const { busy, perform } = useAction<Action>((caught) => setError(errorMessage(caught)));
+  // The tab is named after the run once its name is known (the router names it by id until then).
+  const name = run?.name;
+  useEffect(() => {
+    if (name) document.title = `${name} · verify-hub`;
+  }, [name]);
+
   // Live updates by server-sent events (GET /api/runs/:id/events, the session cookie); polling every second when they are not available.
   const pushed = useRef(false);
   const refreshNow = useRef<() => void>();
@@ -101,7 +107,7 @@ export function RunPage({ id }: { id: string }) {
 
   return (
     <>
-      <h1 tabIndex={-1}>Run {id}</h1>
+      <h1 tabIndex={-1}>{run?.name ?? `Run ${id}`}</h1>
       <ErrorAlert message={error} />
       {!run && !error && <p class="muted">Loading the run…</p>}
       {/* A finished file run is there to be downloaded: its files come first. */}
@@ -136,8 +142,9 @@ export function RunPage({ id }: { id: string }) {
           <ul class="facts">
             <li>
               Source: {platformName(run.platform)}
-              {run.connectionId && run.platform !== 'file' ? ` (${run.connectionId})` : ''}
+              {run.connectionId && run.platform !== 'file' ? ` (${run.connectionLabel ?? run.connectionId})` : ''}
             </li>
+            <li>Run: {run.id}</li>
             <li>Scope: {scopeText(run.scope)}</li>
             <li>
               Created: <time dateTime={run.createdAt}>{formatDateTime(run.createdAt)}</time>
@@ -153,6 +160,7 @@ export function RunPage({ id }: { id: string }) {
               </li>
             )}
             {runDuration(run, now) && <li>Duration: {runDuration(run, now)}</li>}
+            <li data-testid="run-spent">Spent: {run.spent.text}</li>
             {run.estimatedCredits !== undefined && <li>Estimated credits: {formatNumber(run.estimatedCredits)}</li>}
             {run.options.maxCredits !== undefined && <li>Credit limit: {formatNumber(run.options.maxCredits)}</li>}
             {run.options.dryRun && <li>Dry run: nothing is written back</li>}

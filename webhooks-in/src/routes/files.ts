@@ -5,7 +5,7 @@ import { basename, extname, isAbsolute, join, relative } from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import { InputError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { estimateView, InputError, type ConnectionRecord, type ConnectionStore, type CostView, type Logger, type Pricing } from '@verify-hub/core';
 import { DEFAULT_MAX_ROWS, FileConnector, type FileInspection, type RemovableRisk } from '@verify-hub/connector-file';
 import type { ConnectionOperations, RunEstimate, RunRecord, RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
@@ -33,7 +33,20 @@ export interface FileRoutesOptions {
   retentionMs?: number;
   now?: () => number;
   logger?: Logger;
+  /** The price of 1,000 credits (VERIFY_HUB_PRICE_PER_1000): estimates show money beside credits. */
+  pricing?: Pricing;
 }
+
+/** The wrong-column guard's answer: under half of the email column's first values look like addresses. */
+export interface ColumnWarning {
+  column: string;
+  percent: number;
+  suggestedColumn?: string;
+  message: string;
+}
+
+/** An upload's estimate as answered: the pipeline's counts, the ceiling in credits and money, and the wrong-column warning. */
+export type FileEstimate = RunEstimate & { cost: CostView; columnWarning?: ColumnWarning };
 
 export const DEFAULT_ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_UPLOAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -243,9 +256,13 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     emailColumn: inspection.emailColumn,
   });
 
-  const estimate = (uploadId: string, settings: UploadSettings): Promise<RunEstimate> => {
+  const estimate = async (uploadId: string, settings: UploadSettings, inspection: FileInspection): Promise<FileEstimate> => {
     if (!options.operations) throw new HttpError(503, 'ESTIMATES_DISABLED', 'credit estimates are not available in this deployment');
-    return options.operations.estimate({ platform: 'file', connectionId: connectionIdOf(uploadId), scope: `file:${settings.input}` });
+    const counts = await options.operations.estimate({ platform: 'file', connectionId: connectionIdOf(uploadId), scope: `file:${settings.input}` });
+    const answer: FileEstimate = { ...counts, cost: estimateView(counts.estimatedCredits, options.pricing) };
+    const check = inspection.emailCheck;
+    if (check.warning) answer.columnWarning = { column: inspection.emailColumn, percent: check.percent, ...(check.suggestedColumn ? { suggestedColumn: check.suggestedColumn } : {}), message: check.warning };
+    return answer;
   };
 
   /** Starts the one run over a kept upload, with the chosen column and rows to remove. */
@@ -262,6 +279,8 @@ export function fileRoutes(options: FileRoutesOptions): Router {
         platform: 'file',
         connectionId: record.id,
         scope: `file:${settings.input}`,
+        // The run is named for people by the file's name as uploaded.
+        name: record.label,
         options: { dryRun: choices.dryRun ? true : undefined, maxCredits: choices.maxCredits, freshnessDays: choices.freshnessDays },
         // The preview's row count: the run's progress total from its first reading.
         expectedTotal: inspection.rowCount,
@@ -279,7 +298,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       .status(202)
       .location(`/api/runs/${run.id}`)
       .json({
-        run: runView(run),
+        run: runView(run, { pricing: options.pricing }),
         upload: result.upload,
         links: fileLinks(run.id),
       });
@@ -316,7 +335,7 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       const fields = parseInput(PreviewFields, req.body ?? {}, 'form');
       const { record, inspection } = await keepUpload(file, uploadId, fields.column);
       const view = await uploadView(uploadId, record, inspection);
-      res.status(201).json({ upload: { ...view, sample: inspection.sample }, estimate: await estimate(uploadId, record.settings as unknown as UploadSettings) });
+      res.status(201).json({ upload: { ...view, sample: inspection.sample }, estimate: await estimate(uploadId, record.settings as unknown as UploadSettings, inspection) });
     } catch (error) {
       await discard(uploadId);
       throw error;
@@ -331,11 +350,11 @@ export function fileRoutes(options: FileRoutesOptions): Router {
     if (column !== undefined && column !== settings.column) {
       if (settings.runId) throw new HttpError(409, 'ALREADY_STARTED', `this file is already being cleaned (run ${settings.runId})`);
       const chosen = { ...settings, column };
-      await inspect(chosen);
+      const inspection = await inspect(chosen);
       await store().save({ ...record, settings: { ...chosen } });
-      return void res.json(await estimate(uploadId, chosen));
+      return void res.json(await estimate(uploadId, chosen, inspection));
     }
-    res.json(await estimate(uploadId, settings));
+    res.json(await estimate(uploadId, settings, await inspect(settings)));
   });
 
   // A preview the user does not go on with (another file chosen): removed now rather than after a day.

@@ -1,19 +1,20 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { ledgerInWords, reasonInWords } from '@verify-hub/core';
-import type { RunService } from '@verify-hub/sync-jobs';
+import { ledgerInWords, reasonInWords, type Pricing } from '@verify-hub/core';
+import type { RunRecord, RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { ListRunsQuery, ResumeRunBody, RunIdParams, StartRunBody } from '../schemas';
-import { runView } from '../run-view';
+import { runView as viewOf } from '../run-view';
 import { reportCsv } from '../report-csv';
 
 const EVENTS_INTERVAL_MS = 1000;
 const FINISHED_RUN_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled'];
 
-/** The admin API's run routes (mounted under /api, behind the token). */
-export function runRoutes(runs: RunService): Router {
+/** The admin API's run routes (mounted under /api, behind the token); `pricing` shows what runs spent in money. */
+export function runRoutes(runs: RunService, options: { pricing?: Pricing } = {}): Router {
   const router = Router();
+  const runView = (run: RunRecord) => viewOf(run, { pricing: options.pricing });
 
   const existing = async (id: string) => {
     const run = await runs.get(id);
@@ -29,7 +30,7 @@ export function runRoutes(runs: RunService): Router {
 
   router.get('/runs', async (req, res) => {
     const query = parseInput(ListRunsQuery, req.query, 'query');
-    const list = await runs.list({ status: query.status, limit: query.limit });
+    const list = await runs.list({ status: query.status, source: query.source, search: query.q, limit: query.limit });
     res.json({ runs: list.map(runView) });
   });
 
