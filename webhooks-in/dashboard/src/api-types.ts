@@ -150,8 +150,16 @@ export interface ScheduleView {
   description: string;
 }
 
+/** Every day / week on a day (0 Sunday to 6) / month on a day (1 to 28), at HH:MM. */
+export type SchedulePreset =
+  | { every: 'day'; time: string }
+  | { every: 'week'; weekday: number; time: string }
+  | { every: 'month'; day: number; time: string };
+
 export interface CronPreview {
   description: string;
+  /** The pattern the schedule will run on (a preset's, or the one typed). */
+  cron?: string;
   /** ISO timestamps. */
   next: string[];
 }

@@ -7,6 +7,7 @@ import type {
   RunBreakdown,
   RunEstimate,
   RunView,
+  SchedulePreset,
   ScheduleView,
   SchemaReport,
   SingleCheckAnswer,
@@ -171,12 +172,15 @@ export function oauthStartUrl(platform: string, listId?: string): string {
 // ---------------------------------------------------------------- schedules
 
 export const listSchedules = (signal?: AbortSignal) => request<{ schedules: ScheduleView[] }>('GET', '/api/schedules', { signal });
-export const createSchedule = (body: { cron: string; timezone?: string } & StartRunRequest) => request<ScheduleView>('POST', '/api/schedules', { body });
+/** A preset (every day, week or month at a time) or, the advanced option, a cron pattern. */
+export type ScheduleWhen = { preset: SchedulePreset } | { cron: string };
+
+export const createSchedule = (body: ScheduleWhen & { timezone?: string } & StartRunRequest) => request<ScheduleView>('POST', '/api/schedules', { body });
 export const scheduleAction = (id: string, action: 'pause' | 'resume') => request<ScheduleView>('POST', path`/api/schedules/${id}/${action}`);
 export const deleteSchedule = (id: string) => request<void>('DELETE', path`/api/schedules/${id}`);
 
-export function previewCron(cron: string, timezone: string, signal?: AbortSignal): Promise<CronPreview> {
-  const query = new URLSearchParams({ cron });
+export function previewSchedule(when: ScheduleWhen, timezone: string, signal?: AbortSignal): Promise<CronPreview> {
+  const query = new URLSearchParams('cron' in when ? { cron: when.cron } : Object.fromEntries(Object.entries(when.preset).map(([k, v]) => [k, String(v)])));
   if (timezone) query.set('timezone', timezone);
   return request<CronPreview>('GET', `/api/schedules/preview?${query}`, { signal });
 }
