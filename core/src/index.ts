@@ -15,3 +15,4 @@ export * from './logger';
 export * from './connection';
 export * from './plain-words';
 export * from './progress';
+export * from './api-key-names';
