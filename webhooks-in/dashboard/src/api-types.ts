@@ -191,3 +191,25 @@ export interface SingleCheckAnswer {
     didYouMean: string | null;
   };
 }
+
+/** One of the engine's API keys (never the key itself). */
+export interface EngineKeyView {
+  id: string;
+  name: string;
+  /** Its prefix and first characters. */
+  display: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** The account's month: the engine's X-RateLimit-Limit and X-Quota-* figures. */
+export interface EngineUsageView {
+  account: string;
+  ratePerSecond: number;
+  monthlyQuota: number;
+  used: number;
+  remaining: number;
+  /** Epoch ms. */
+  resetsAt: number;
+}

@@ -2,6 +2,8 @@ import type {
   ConnectionSaved,
   ConnectionsAnswer,
   CronPreview,
+  EngineKeyView,
+  EngineUsageView,
   FilePreview,
   FileRunStarted,
   RunBreakdown,
@@ -184,3 +186,11 @@ export function previewSchedule(when: ScheduleWhen, timezone: string, signal?: A
   if (timezone) query.set('timezone', timezone);
   return request<CronPreview>('GET', `/api/schedules/preview?${query}`, { signal });
 }
+
+// ---------------------------------------------------------------- engine API keys
+
+export const listEngineKeys = (signal?: AbortSignal) => request<{ keys: EngineKeyView[] }>('GET', '/api/engine/keys', { signal });
+/** The answer holds the full key: the only time it exists outside the caller's hands. */
+export const createEngineKey = (name: string) => request<{ key: string; record: EngineKeyView }>('POST', '/api/engine/keys', { body: { name } });
+export const revokeEngineKey = (id: string) => request<EngineKeyView>('DELETE', path`/api/engine/keys/${id}`);
+export const engineUsage = (signal?: AbortSignal) => request<EngineUsageView>('GET', '/api/engine/usage', { signal });
