@@ -18,7 +18,7 @@ interface DashboardApi {
   runAction(id: string, action: 'pause' | 'resume' | 'cancel' | 'recheck-unknowns'): Promise<unknown>;
   deleteConnection(id: string): Promise<void>;
   previewFile(file: File): Promise<unknown>;
-  previewCron(cron: string, timezone: string): Promise<unknown>;
+  previewSchedule(when: { cron: string } | { preset: Record<string, unknown> }, timezone: string): Promise<unknown>;
   listSchedules(): Promise<unknown>;
 }
 interface DashboardFormat {
