@@ -16,3 +16,4 @@ export * from './connection';
 export * from './plain-words';
 export * from './progress';
 export * from './api-key-names';
+export * from './network-failure';
