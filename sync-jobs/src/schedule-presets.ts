@@ -48,7 +48,8 @@ export function presetOf(cron: string): SchedulePreset | undefined {
   const time = `${hour.padStart(2, '0')}:${minute.padStart(2, '0')}`;
   if (dayOfMonth === '*' && dayOfWeek === '*') return { every: 'day', time };
   if (dayOfMonth === '*' && NUMBER.test(dayOfWeek) && Number(dayOfWeek) <= 7) return { every: 'week', weekday: Number(dayOfWeek) % 7, time };
-  if (dayOfWeek === '*' && NUMBER.test(dayOfMonth) && Number(dayOfMonth) >= 1 && Number(dayOfMonth) <= 31) return { every: 'month', day: Number(dayOfMonth), time };
+  // Days 29-31 are not "every month" (some months have none): cronstrue's words say "on day 31 of the month".
+  if (dayOfWeek === '*' && NUMBER.test(dayOfMonth) && Number(dayOfMonth) >= 1 && Number(dayOfMonth) <= 28) return { every: 'month', day: Number(dayOfMonth), time };
   return undefined;
 }
 

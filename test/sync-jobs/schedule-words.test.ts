@@ -29,6 +29,9 @@ describe('schedule presets', () => {
     // A typed pattern that is a preset reads as one; 7 is Sunday too.
     expect(describeCron('0 9 * * 7')).toBe('Every Sunday at 09:00');
     expect(describeCron('5 4 * * *')).toBe('Every day at 04:05');
+    // Day 31 is not every month's: not a preset, so cronstrue says it as it is.
+    expect(presetOf('0 9 31 * *')).toBeUndefined();
+    expect(describeCron('0 9 31 * *')).toBe('At 09:00, on day 31 of the month');
   });
 
   it('puts any other pattern in cronstrue words on a 24-hour clock', () => {
