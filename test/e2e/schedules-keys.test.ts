@@ -155,4 +155,27 @@ describeIfRun('schedules and API keys in a real browser (hub on the local engine
     const refused = await fetch(`${engine.url}/api/v1/verify?email=ada@example.com`, { headers: { 'X-API-Key': key } });
     expect(refused.status).toBe(401);
   });
+
+  // Last: it stops the fake HubSpot, so its port is closed from here on.
+  it('says what to check when HubSpot cannot be reached: connecting and setting up fields, never "internal error"', async () => {
+    const words = 'HubSpot could not be reached: check the network or HUBSPOT_API_BASE (connection refused)';
+    await stack.hubspot.stop();
+    const page = await signedInPage();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('heading', { name: 'Connections', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Connect HubSpot' }).click();
+    await page.getByLabel('Private app token').fill(PORTAL.token);
+    await page.getByRole('button', { name: 'Save connection' }).click();
+    const alert = page.getByRole('alert');
+    expect(await until(async () => ((await alert.allTextContents()).join(' ')), (text) => text.includes(words))).not.toMatch(/internal error/i);
+
+    // The connection made in the first scenario: its field setup goes through the connector's retries first.
+    await page.reload();
+    const card = page.getByRole('article').filter({ hasText: 'Sales portal' });
+    await card.waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await card.getByRole('button', { name: 'Set up fields' }).click();
+    await until(async () => ((await page.getByRole('alert').allTextContents()).join(' ')), (text) => text.includes(words), 60_000);
+  });
 });
