@@ -125,6 +125,8 @@ describeIfRun('schedules and API keys in a real browser (hub on the local engine
     const keyField = page.getByLabel('New API key');
     const key = await until(() => keyField.inputValue(), (value) => /^vh_[A-Za-z0-9_-]{43}$/.test(value));
     await page.getByText('you will not see it again').waitFor();
+    // It takes the focus, so it is read out and ready to copy.
+    await until(() => page.evaluate('document.activeElement && document.activeElement.id'), (id) => id === 'new-api-key');
     await page.getByRole('button', { name: 'Copy' }).click();
     const table = page.getByRole('table', { name: 'API keys' });
     const row = table.getByRole('row').filter({ hasText: 'Website form' });

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, createEngineKey, engineUsage, errorMessage, listEngineKeys, revokeEngineKey } from './api';
 import type { EngineKeyView, EngineUsageView } from './api-types';
 import { copyText } from './copy-text';
@@ -27,6 +27,11 @@ export function ApiKeysPage() {
   const [notice, setNotice] = useState<string>();
   const [busy, setBusy] = useState(false);
   const keyField = useRef<HTMLInputElement>(null);
+
+  // The new key takes the focus (and is selected), so it is read out and ready to copy.
+  useEffect(() => {
+    if (created) keyField.current?.focus();
+  }, [created]);
 
   const refresh = usePolling(async (signal) => {
     try {
@@ -159,7 +164,7 @@ export function ApiKeysPage() {
               </span>
             </div>
           </div>
-          <button type="submit" disabled={busy || !name.trim()} aria-busy={busy ? 'true' : undefined}>
+          <button type="submit" disabled={!name.trim()} aria-busy={busy ? 'true' : undefined}>
             Create key
           </button>
         </form>

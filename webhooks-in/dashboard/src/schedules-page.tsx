@@ -127,7 +127,8 @@ export function SchedulesPage() {
   // The hub names `body.cron`, `cron`, `preset.time`, ...: the last part is the control's.
   const named = (problem?: ApiError | Error) => (problem instanceof ApiError ? problem.field?.split('.').pop() : undefined);
   const invalid = (field: string) => (named(error) === field || (field !== 'connectionId' && named(previewError) === field) ? 'true' : undefined);
-  const canSave = connections.some((c) => c.id === connectionId) && scheduleWhen !== undefined && !busy;
+  // Not while busy: a disabled button would drop the focus (create() ignores a second submit itself).
+  const canSave = connections.some((c) => c.id === connectionId) && scheduleWhen !== undefined;
   const connectionLabel = (id?: string) => {
     const connection = connections.find((c) => c.id === id);
     return connection ? `${connection.label} (${platformName(connection.platform)})` : (id ?? '—');
