@@ -6,6 +6,7 @@ import { createMcpHttpHandler } from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
 import { engineFromConfig } from './engine-from-config';
+import { engineKeysFromConfig } from './engine-keys-from-config';
 import { pipelineFromConfig } from './pipeline-from-config';
 import { platformSetups } from './platform-setup';
 
@@ -64,6 +65,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   if (config.HUBSPOT_CLIENT_SECRET) webhooks.hubspot = hubspotReceiver(parseHubSpotWebhook, config.HUBSPOT_CLIENT_SECRET);
   else logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
 
+  // The dashboard's API keys page: the engine's key store when it shares this Redis, else where keys live.
+  const engineKeys = await engineKeysFromConfig(config, redis);
+
   const mcp = createMcpHttpHandler({ engineUrl: config.ENGINE_URL, concurrency: config.ENGINE_CONCURRENCY });
   const hub = createHubApp({
     runs: pipeline,
@@ -84,6 +88,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     pricing: pricingFromConfig(config),
     platforms: platformSetups(config),
     verifier: singleCheckVerifier,
+    engineKeys,
     publicUrl: config.HUB_PUBLIC_URL,
     trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
     logger,

@@ -147,3 +147,27 @@ export class WebhookRejectedError extends VerifyHubError {
     super(message, { status });
   }
 }
+
+/**
+ * A platform's API could not be reached (DNS, connection refused or reset, timeout) once the retries
+ * were spent. The message says what to do, naming the platform and the setting of its address:
+ * "HubSpot could not be reached: check the network or HUBSPOT_API_BASE (connection refused)". Each
+ * connector makes its own (it knows its label and variable); hosts answer it generically (the hub: 502).
+ * `instanceof PlatformUnreachableError` asks the kind (its code), so a connector may keep its own class
+ * hierarchy and still be recognised.
+ */
+export class PlatformUnreachableError extends VerifyHubError {
+  override readonly code: string = 'PLATFORM_UNREACHABLE';
+  constructor(readonly source: ErrorSource, label: string, setting: string, readonly reason: string) {
+    super(unreachableMessage(label, setting, reason));
+  }
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== PlatformUnreachableError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return value instanceof VerifyHubError && value.code === 'PLATFORM_UNREACHABLE';
+  }
+}
+
+/** The words of a PlatformUnreachableError, for connectors whose class extends another of theirs. */
+export function unreachableMessage(label: string, setting: string, reason: string): string {
+  return `${label} could not be reached: check the network or ${setting} (${reason})`;
+}

@@ -17,3 +17,5 @@ export * from './plain-words';
 export * from './progress';
 export * from './cost';
 export * from './run-name';
+export * from './api-key-names';
+export * from './network-failure';

@@ -13,7 +13,7 @@ export { startEngineServer, type EngineServer, type EngineServerOptions } from '
 export { createEngineApp, OPENAPI_PATH, type EngineAppDeps } from './server/app';
 export { engineAnswer, ENGINE_CHECK_FIELDS } from './server/answer';
 export { postmanCollection, POSTMAN_API_KEY_VARIABLE, type PostmanCollection } from './server/postman';
-export { KeyStore, DEFAULT_LIMITS, hashKey, openKeyStore, quotaResetAt, type KeyRecord, type AccountLimits } from './server/key-store';
+export { KeyStore, DEFAULT_LIMITS, LAST_USED_PRECISION_MS, hashKey, openKeyStore, quotaResetAt, type KeyRecord, type AccountLimits, type AccountUsage } from './server/key-store';
 export { EngineMetrics } from './server/metrics';
 export { AccountRateLimiter } from './server/rate-limit';
 export { engineOptionsFromConfig } from './config';

@@ -154,7 +154,7 @@ export interface ConnectionOperations {
 
 /** A cron pattern in words, with its next occurrences. */
 export interface CronPreview {
-  /** "At 03:00 AM, only on Monday" */
+  /** "Every Monday at 03:00" (a preset), else cronstrue's words ("Every 15 minutes") */
   description: string;
   /** ISO timestamps of the next occurrences. */
   next: string[];

@@ -2,6 +2,8 @@ import { InputError } from '@verify-hub/core';
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { toString as cronInWords } from 'cronstrue';
 import type { CronPreview } from './contracts';
+import { cronProblem } from './cron-problems';
+import { presetInWords, presetOf } from './schedule-presets';
 
 /** The zone of a schedule given none: workers in different zones then agree on when it fires. */
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -22,11 +24,12 @@ export function checkTimezone(timezone: string): void {
  */
 export function parseCron(cron: string, timezone = DEFAULT_TIMEZONE, currentDate?: Date): CronExpression {
   checkTimezone(timezone);
-  if (!cron.trim()) throw new InputError('cron', 'not a valid cron pattern: it is empty (for example 0 3 * * * for every day at 03:00)');
+  const problem = cronProblem(cron);
+  if (problem) throw new InputError('cron', problem);
   try {
     return CronExpressionParser.parse(cron, { tz: timezone, currentDate });
-  } catch (error) {
-    throw new InputError('cron', `not a valid cron pattern: ${(error as Error).message} (for example 0 3 * * * for every day at 03:00)`);
+  } catch {
+    throw new InputError('cron', 'not a pattern the scheduler can read: check each field (minute, hour, day of month, month, day of week)');
   }
 }
 
@@ -38,10 +41,15 @@ export function previewCron(cron: string, timezone = DEFAULT_TIMEZONE, count = 5
   return { description: describeCron(cron), next };
 }
 
-/** cron-parser decides what is valid; a pattern it reads that cronstrue cannot put in words is shown as it is. */
+/**
+ * A preset's pattern in its own words ("Every Monday at 09:00"), any other in cronstrue's (24-hour
+ * clock); cron-parser decides what is valid, and a pattern cronstrue cannot put in words is shown as it is.
+ */
 export function describeCron(cron: string): string {
+  const preset = presetOf(cron);
+  if (preset) return presetInWords(preset);
   try {
-    return cronInWords(cron, { throwExceptionOnParseError: true });
+    return cronInWords(cron, { throwExceptionOnParseError: true, use24HourTimeFormat: true });
   } catch {
     return cron;
   }

@@ -16,5 +16,6 @@ export * from './pipeline';
 export * from './run-breakdown';
 export * from './run-lease';
 export * from './cron-preview';
+export * from './schedule-presets';
 export * from './schedule-store';
 export * from './estimate';

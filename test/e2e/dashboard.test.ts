@@ -565,7 +565,9 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     const connectionId = (await until(readOptions, (found) => found.some(isHubSpot))).find(isHubSpot)!.value;
     await connectionSelect.selectOption(connectionId!);
     expect(await page.getByLabel('Scope').inputValue()).toBe('all');
-    expect(await page.getByLabel('Timezone').inputValue()).toBe('UTC');
+    await page.getByLabel('Timezone').fill('UTC');
+    // The advanced option (presets are the default: test/e2e/schedules-keys.test.ts).
+    await page.getByLabel('Repeat').selectOption({ label: 'Custom (cron)' });
     await page.getByLabel('Cron').fill('0 3 * * 1');
     const preview = page.getByTestId('cron-preview');
     const described = await until(async () => (await preview.textContent()) ?? '', (text) => /monday/i.test(text));

@@ -60,7 +60,13 @@ export interface Stack {
 /** The Mailchimp OAuth app the stack's hub is configured with. */
 export const MAILCHIMP_APP = { clientId: 'e2e-mailchimp-app', clientSecret: 'e2e-mailchimp-app-secret' };
 
-export async function startStack(options: { adminToken: string; portal: { portalId: string; token: string }; mailchimp: { apiKey: string; listId: string; oauthToken: string } }): Promise<Stack> {
+export async function startStack(options: {
+  adminToken: string;
+  portal: { portalId: string; token: string };
+  mailchimp: { apiKey: string; listId: string; oauthToken: string };
+  /** The hub on the local engine (no ENGINE_URL), its keys under `engineKeyPrefix` in the test Redis. */
+  localEngine?: { engineKeyPrefix: string };
+}): Promise<Stack> {
   // The published shape plus verify-hub's extension fields (reason codes): the stack stands for a hub
   // on verify-hub's own engine, and the run page's Reasons table shows those codes.
   const engine = new FakeEngine({ extensions: true });
@@ -80,8 +86,7 @@ export async function startStack(options: { adminToken: string; portal: { portal
   const prefix = `test-e2e-${randomUUID().slice(0, 8)}`;
   const config = loadConfig({
     REDIS_URL: process.env.REDIS_URL,
-    ENGINE_URL: engine.url,
-    ENGINE_API_KEY: engine.apiKey,
+    ...(options.localEngine ? { ENGINE_REDIS_PREFIX: options.localEngine.engineKeyPrefix } : { ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey }),
     HUB_ADMIN_TOKEN: options.adminToken,
     HUB_SECRET_KEY: 'e'.repeat(40),
     HUB_UPLOAD_DIR: uploadDir,

@@ -59,7 +59,7 @@ describe('verify-hub engine keys', () => {
     } finally {
       await close();
     }
-    expect(await run('engine', 'keys', 'list')).toMatch(/revoked \d{4}-/);
+    expect(await run('engine', 'keys', 'list')).toMatch(/revoked \d{4}-.* used \d{4}-\d\d-\d\dT.* HubSpot sync/);
   });
 
   it('names the bad argument', async () => {

@@ -107,7 +107,7 @@ test('a request that times out is retried; one that keeps timing out is Mailchim
   fake.hangNext(2, 400, (_m, path) => path.endsWith('/members'));
   const error = await c.pull(parseScope('all')).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(MailchimpUnavailableError);
-  expect((error as Error).message).toBe('Mailchimp list members timed out');
+  expect((error as Error).message).toBe('Mailchimp could not be reached: check the network or MAILCHIMP_API_BASE (list members: timed out)');
 });
 
 test('a wrong key is an auth error, not retried, and its message holds no key', async () => {

@@ -18,7 +18,7 @@ interface DashboardApi {
   runAction(id: string, action: 'pause' | 'resume' | 'cancel' | 'recheck-unknowns'): Promise<unknown>;
   deleteConnection(id: string): Promise<void>;
   previewFile(file: File): Promise<unknown>;
-  previewCron(cron: string, timezone: string): Promise<unknown>;
+  previewSchedule(when: { cron: string } | { preset: Record<string, unknown> }, timezone: string): Promise<unknown>;
   listSchedules(): Promise<unknown>;
 }
 interface DashboardFormat {
@@ -106,11 +106,17 @@ describe('the dashboard client', () => {
   it('turns an {error, code, field} answer into an ApiError', async () => {
     answer = () =>
       new Response(JSON.stringify({ error: 'cron: not a pattern', code: 'INVALID_INPUT', field: 'cron' }), { status: 400, headers: { 'content-type': 'application/json' } });
-    const error = await api.previewCron('nope', 'UTC').catch((e: unknown) => e);
+    const error = await api.previewSchedule({ cron: 'nope' }, 'UTC').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(api.ApiError);
     expect(error).toMatchObject({ status: 400, code: 'INVALID_INPUT', field: 'cron', message: 'cron: not a pattern' });
     expect(calls[0]!.url).toBe('/api/schedules/preview?cron=nope&timezone=UTC');
     expect(unauthorized).toBe(0);
+  });
+
+  it('asks for a preset\'s preview by its parts', async () => {
+    answer = () => new Response(JSON.stringify({ description: 'Every Monday at 09:00', cron: '0 9 * * 1', next: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
+    await api.previewSchedule({ preset: { every: 'week', weekday: 1, time: '09:00' } }, 'Europe/Paris');
+    expect(calls[0]!.url).toBe('/api/schedules/preview?every=week&weekday=1&time=09%3A00&timezone=Europe%2FParis');
   });
 
   it('a 401 sends the app to the sign-in page, except for the sign-in itself', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InputError, parseScope, type ConnectionStore, type SchemaReport } from '@verify-hub/core';
 import { FileConnector, type FileConnectorOptions } from '@verify-hub/connector-file';
-import type { ConnectionOperations, CronPreview, RunEstimate, ScheduleService, ScheduleView, StartRunRequest } from '@verify-hub/sync-jobs';
+import { describeCron, parseCron, previewCron, type ConnectionOperations, type CronPreview, type RunEstimate, type ScheduleService, type ScheduleView, type StartRunRequest } from '@verify-hub/sync-jobs';
 
 /**
  * ConnectionOperations over a connection store: a file estimate reads the stored upload with the file
@@ -41,19 +41,15 @@ export class FakeOperations implements ConnectionOperations {
   }
 }
 
-/** Schedules in memory, with the contract's refusals (InputError naming `cron`, `timezone`). */
+/**
+ * Schedules in memory, with the real store's reading of patterns and zones (sync-jobs' parseCron,
+ * describeCron, previewCron: InputError naming `cron`, `timezone`), without BullMQ.
+ */
 export class FakeScheduleService implements ScheduleService {
   readonly schedules = new Map<string, ScheduleView>();
 
   private check(cron: string, timezone?: string): void {
-    if (cron.trim().split(/\s+/).length !== 5) throw new InputError('cron', 'must be a cron pattern of 5 fields, like "0 3 * * 1"');
-    if (timezone) {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-      } catch {
-        throw new InputError('timezone', `unknown time zone "${timezone}"`);
-      }
-    }
+    parseCron(cron, timezone);
   }
 
   async listSchedules(): Promise<ScheduleView[]> {
@@ -62,7 +58,7 @@ export class FakeScheduleService implements ScheduleService {
 
   async saveSchedule(input: { id?: string; cron: string; timezone?: string; request: StartRunRequest }): Promise<ScheduleView> {
     this.check(input.cron, input.timezone);
-    const view: ScheduleView = { id: input.id ?? `schedule-${randomUUID()}`, cron: input.cron, timezone: input.timezone, request: input.request, paused: false, description: `cron ${input.cron}` };
+    const view: ScheduleView = { id: input.id ?? `schedule-${randomUUID()}`, cron: input.cron, timezone: input.timezone, request: input.request, paused: false, description: describeCron(input.cron) };
     this.schedules.set(view.id, view);
     return view;
   }
@@ -88,8 +84,6 @@ export class FakeScheduleService implements ScheduleService {
   }
 
   previewCron(cron: string, timezone?: string, count = 5): CronPreview {
-    this.check(cron, timezone);
-    const start = Date.UTC(2030, 0, 1);
-    return { description: `cron ${cron}`, next: Array.from({ length: count }, (_, i) => new Date(start + i * 86_400_000).toISOString()) };
+    return previewCron(cron, timezone, count);
   }
 }

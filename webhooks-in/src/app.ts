@@ -17,6 +17,7 @@ import { sessionRoutes } from './routes/session';
 import { connectionRoutes, oauthCallbackRoutes } from './routes/connections';
 import { scheduleRoutes } from './routes/schedules';
 import { singleCheckRoutes } from './routes/verify';
+import { engineKeyRoutes } from './routes/engine-keys';
 import { queueBoard } from './queue-board';
 import { SessionStore, SignInLimiter } from './session';
 import { OAuthStates } from './oauth-states';
@@ -129,6 +130,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(connectionRoutes(connectionOptions));
   api.use(scheduleRoutes(deps.schedules));
   api.use(singleCheckRoutes({ verifier: deps.verifier, redis: deps.redis, prefix, perMinute: deps.singleCheck?.perMinute }));
+  api.use(engineKeyRoutes(deps.engineKeys));
   app.use('/api', api);
 
   const queueAuth = requireAdminToken(deps.adminToken, { browser: true, sessions });

@@ -6,6 +6,7 @@ import type { ConnectionStore, ContactEvent, Logger, Pricing, RawWebhookRequest,
 import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import type { PlatformSetups } from './platform-setup';
 import type { McpSignInOptions } from './mcp-sign-in';
+import type { EngineKeysSetting } from './engine-keys';
 
 /**
  * What the hub service is built from. Everything is passed in, so tests hand it a fake RunService and
@@ -88,4 +89,9 @@ export interface HubAppDeps {
   singleCheck?: { perMinute?: number };
   /** Failed dashboard sign-ins allowed per client address and window (default 10 per 60 s). */
   signIn?: { maxFailures?: number; windowSeconds?: number };
+  /**
+   * The engine's API keys and usage (the dashboard's "API keys" page): an admin over the engine's key
+   * store, or where keys are managed instead (a remote engine). Absent: `/api/engine/*` answers 503.
+   */
+  engineKeys?: EngineKeysSetting;
 }

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { InputError, VerifyHubError, WebhookRejectedError, type Logger } from '@verify-hub/core';
+import { InputError, PlatformUnreachableError, VerifyHubError, WebhookRejectedError, type Logger } from '@verify-hub/core';
 import { PlatformRejectedError } from './platform-setup';
 
 /**
@@ -42,6 +42,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // The pipeline refusing a request (unknown connection, a finished run resumed): the caller's to fix.
     if (error instanceof InputError) return sendError(res, 400, error.code, error.message, error.field);
     if (error instanceof PlatformRejectedError) return sendError(res, 400, error.code, error.message, error.field);
+    // A platform out of reach: its connector's words say what to check (the hub names no platform itself).
+    if (error instanceof PlatformUnreachableError) return sendError(res, 502, error.code, error.message);
     const transport = (error ?? {}) as TransportError;
     if (transport.type === 'entity.too.large' || transport.code === 'LIMIT_FILE_SIZE') {
       return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');

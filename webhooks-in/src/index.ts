@@ -15,3 +15,4 @@ export * from './webhook-ingest';
 export * from './platform-setup';
 export * from './connection-view';
 export { SESSION_COOKIE, CSRF_HEADER, SESSION_TTL_SECONDS } from './session';
+export * from './engine-keys';

@@ -84,7 +84,7 @@ export function register(program: Command): void {
 
   keys
     .command('list')
-    .description('List keys (never the keys themselves)')
+    .description('List keys (never the keys themselves), with their last use (to the minute)')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       const config = loadConfig(process.env);
@@ -99,7 +99,8 @@ export function register(program: Command): void {
           return;
         }
         for (const r of records) {
-          process.stdout.write(`${r.id}  ${r.display.padEnd(10)}  ${r.account.padEnd(12)}  ${r.revokedAt ? `revoked ${r.revokedAt}` : 'active'.padEnd(32)}  ${r.name}\n`);
+          const lastUsed = `used ${r.lastUsedAt ?? 'never'}`;
+          process.stdout.write(`${r.id}  ${r.display.padEnd(10)}  ${r.account.padEnd(12)}  ${r.revokedAt ? `revoked ${r.revokedAt}` : 'active'.padEnd(32)}  ${lastUsed.padEnd(29)}  ${r.name}\n`);
         }
       });
     });

@@ -1,5 +1,6 @@
 import { Client } from '@hubspot/api-client';
 import { hubspotErrorFromResponse, readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './response-errors';
+import { hubspotNetworkError } from './errors';
 
 /** The slice of an SDK response the middleware reads. */
 interface SdkResponse {
@@ -63,6 +64,8 @@ export function buildHubSpotApis(options: ClientOptions) {
     getJson: async (path: string): Promise<unknown> => {
       const response = await fetch(`${options.basePath}${path}`, {
         headers: { Authorization: `Bearer ${options.accessToken ?? ''}`, Accept: 'application/json' },
+      }).catch((error: unknown) => {
+        throw hubspotNetworkError(error);
       });
       const headers: HeaderBag = {};
       response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));

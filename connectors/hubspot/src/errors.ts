@@ -1,4 +1,4 @@
-import { AuthError, QuotaError, RateLimitError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from '@verify-hub/core';
+import { AuthError, PlatformUnreachableError, QuotaError, RateLimitError, VerifyHubError, networkFailure, type ErrorDetails, type RateLimitInfo } from '@verify-hub/core';
 
 /**
  * One class per HubSpot failure kind. The control-flow ones extend core's neutral auth / rate / quota
@@ -64,4 +64,22 @@ export class HubSpotPartialRetryError extends VerifyHubError {
   constructor(readonly pending: number, readonly reason: string) {
     super(`${pending} record(s) failed with a retryable error: ${reason}`);
   }
+}
+
+/**
+ * HubSpot's API could not be reached (DNS, refused, reset, timeout): "HubSpot could not be reached:
+ * check the network or HUBSPOT_API_BASE (connection refused)". Retried like server trouble first.
+ */
+export class HubSpotUnreachableError extends PlatformUnreachableError {
+  readonly platform = 'hubspot';
+  constructor(reason: string) {
+    super('hubspot', 'HubSpot', 'HUBSPOT_API_BASE', reason);
+  }
+}
+
+/** The typed error for a network failure (fetch's or the SDK's), else `error` as it was. */
+export function hubspotNetworkError(error: unknown): unknown {
+  if (error instanceof VerifyHubError) return error;
+  const reason = networkFailure(error);
+  return reason ? new HubSpotUnreachableError(reason) : error;
 }

@@ -3,7 +3,7 @@ export {
   DEFAULT_SCOPES, REFRESH_MARGIN_MS, hubspotInstallUrl, exchangeHubSpotCode, refreshHubSpotToken, needsRefresh, privateAppConnection, fetchAccountDetails,
   type InstallUrlOptions, type OAuthAppOptions,
 } from './oauth';
-export { HubSpotApiError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError } from './errors';
+export { HubSpotApiError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError, HubSpotUnreachableError } from './errors';
 export { DEFAULT_API_BASE, RATE_TIERS, hubspotConnectionId, resolveConnection, type HubSpotCredentials, type HubSpotSettings, type RateTier } from './settings';
 export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
 export { nextMidnight } from './portal-time';

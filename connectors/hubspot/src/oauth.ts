@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError, type ConnectionRecord } from '@verify-hub/core';
 import { buildHubSpotApis } from './client';
-import { HubSpotApiError, HubSpotAuthError } from './errors';
+import { HubSpotApiError, HubSpotAuthError, hubspotNetworkError } from './errors';
 import { DEFAULT_API_BASE, hubspotConnectionId, type HubSpotCredentials, type RateTier } from './settings';
 
 /** What the connector needs: read and write contacts, create properties, read lists. */
@@ -62,7 +62,8 @@ export async function fetchAccountDetails(accessToken: string, apiBase = DEFAULT
 }
 
 function tokenCall<T>(what: string, call: () => Promise<T>): Promise<T> {
-  return call().catch((error: unknown) => {
+  return call().catch((caught: unknown) => {
+    const error = hubspotNetworkError(caught);
     // HubSpot answers a bad code, redirect URI or refresh token with 400: for us that is an auth failure.
     if (error instanceof HubSpotApiError && error.status === 400) throw new HubSpotAuthError(`HubSpot refused the ${what}; reinstall the app on the portal (${error.message})`, { status: 400 });
     throw error;

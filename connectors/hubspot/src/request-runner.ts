@@ -1,5 +1,5 @@
 import { backoffDelay, sleep as defaultSleep, VerifyHubError, type CallLimiter } from '@verify-hub/core';
-import { HubSpotApiError, HubSpotAuthError, HubSpotPartialRetryError, HubSpotRateLimitError } from './errors';
+import { HubSpotApiError, HubSpotAuthError, HubSpotPartialRetryError, HubSpotRateLimitError, HubSpotUnreachableError, hubspotNetworkError } from './errors';
 
 export type CallKind = 'default' | 'search';
 
@@ -26,7 +26,7 @@ type Decision = { kind: 'wait'; ms: number } | { kind: 'backoff' } | { kind: 're
 export function retryDecision(error: unknown, now = Date.now()): Decision {
   if (error instanceof HubSpotRateLimitError) return { kind: 'wait', ms: error.waitMs(now) };
   if (error instanceof HubSpotAuthError) return error.status === 401 ? { kind: 'refresh' } : { kind: 'stop' };
-  if (error instanceof HubSpotPartialRetryError) return { kind: 'backoff' };
+  if (error instanceof HubSpotPartialRetryError || error instanceof HubSpotUnreachableError) return { kind: 'backoff' };
   if (error instanceof HubSpotApiError) return error.retryable ? { kind: 'backoff' } : { kind: 'stop' };
   if (error instanceof VerifyHubError) return { kind: 'stop' };
   // Anything else comes from fetch: connection refused or reset, DNS, socket timeout.
@@ -59,7 +59,9 @@ export class RequestRunner {
       try {
         await this.options.beforeAttempt?.();
         return await this.schedule(kind, call);
-      } catch (error) {
+      } catch (caught) {
+        // A network failure becomes HubSpotUnreachableError here, so what outlives the retries says what to check.
+        const error = hubspotNetworkError(caught);
         const decision = retryDecision(error);
         if (decision.kind === 'wait' && rateWaits < this.maxRateWaits) {
           rateWaits++;

@@ -1,4 +1,4 @@
-import { AuthError, VerifyHubError } from '@verify-hub/core';
+import { AuthError, VerifyHubError, networkFailure, unreachableMessage } from '@verify-hub/core';
 
 /**
  * Every failure of a Mailchimp call has one class here, chosen in exactly one place
@@ -59,6 +59,19 @@ export class MailchimpUnavailableError extends MailchimpError {
   override readonly code: string = 'MAILCHIMP_UNAVAILABLE';
 }
 
+/**
+ * The API (or the OAuth host) could not be reached: DNS, refused, reset, timeout. A kind of
+ * unavailability (retried alike), and core's `PlatformUnreachableError` by its code, with words that
+ * say what to check: "Mailchimp could not be reached: check the network or MAILCHIMP_API_BASE (...)".
+ */
+export class MailchimpUnreachableError extends MailchimpUnavailableError {
+  override readonly code: string = 'PLATFORM_UNREACHABLE';
+  readonly source = 'mailchimp';
+  constructor(readonly reason: string, setting = 'MAILCHIMP_API_BASE') {
+    super(unreachableMessage('Mailchimp', setting, reason));
+  }
+}
+
 /** 404: no such list, segment, member or batch. */
 export class MailchimpNotFoundError extends MailchimpError {
   override readonly code: string = 'MAILCHIMP_NOT_FOUND';
@@ -73,8 +86,6 @@ export class MailchimpRequestError extends MailchimpError {
 export class MailchimpBatchError extends MailchimpError {
   override readonly code: string = 'MAILCHIMP_BATCH_FAILED';
 }
-
-const NETWORK_CODES = new Set(['ECONNABORTED', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 function asProblem(body: unknown, status: number): Problem {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -101,8 +112,11 @@ export function errorFromProblem(status: number, body: unknown, operation: strin
   return new MailchimpRequestError(message, problem);
 }
 
-/** The one mapping from whatever the SDK (superagent) or fetch threw to a Mailchimp error class. */
-export function mailchimpErrorFrom(error: unknown, operation: string): MailchimpError {
+/**
+ * The one mapping from whatever the SDK (superagent) or fetch threw to a Mailchimp error class.
+ * `setting` names where the host's address is set (the OAuth host's is MAILCHIMP_LOGIN_BASE).
+ */
+export function mailchimpErrorFrom(error: unknown, operation: string, setting = 'MAILCHIMP_API_BASE'): MailchimpError {
   if (error instanceof MailchimpError) return error;
   const e = (error ?? {}) as { status?: unknown; response?: { body?: unknown; text?: unknown }; timeout?: unknown; code?: unknown; name?: unknown };
   if (typeof e.status === 'number' && e.status >= 400) {
@@ -116,15 +130,8 @@ export function mailchimpErrorFrom(error: unknown, operation: string): Mailchimp
     }
     return errorFromProblem(e.status, body, operation);
   }
-  if (e.timeout !== undefined || e.code === 'ECONNABORTED' || e.name === 'TimeoutError' || e.name === 'AbortError') {
-    return new MailchimpUnavailableError(`Mailchimp ${operation} timed out`);
-  }
-  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) {
-    return new MailchimpUnavailableError(`Mailchimp ${operation} failed: network error ${e.code}`);
-  }
-  if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
-    return new MailchimpUnavailableError(`Mailchimp ${operation} failed: network error`);
-  }
+  const unreached = networkFailure(error) ?? (e.name === 'AbortError' ? 'timed out' : undefined);
+  if (unreached) return new MailchimpUnreachableError(`${operation}: ${unreached}`, setting);
   // Anything else (a bug, an unparseable answer) keeps only its message, which never holds a key.
   return new MailchimpError(`Mailchimp ${operation} failed: ${error instanceof Error ? error.message : String(error)}`);
 }

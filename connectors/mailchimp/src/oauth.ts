@@ -73,7 +73,7 @@ export async function exchangeCode(client: OAuthClient, code: string): Promise<{
   try {
     response = await fetch(`${base(client.loginBase)}/oauth2/token`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw mailchimpErrorFrom(error, 'OAuth token exchange');
+    throw mailchimpErrorFrom(error, 'OAuth token exchange', 'MAILCHIMP_LOGIN_BASE');
   }
   const parsed = TokenSchema.safeParse(await readJson(response, 'OAuth token exchange'));
   if (!parsed.success) throw new MailchimpAuthError('Mailchimp OAuth token exchange answered without access_token');
@@ -86,7 +86,7 @@ export async function fetchMetadata(accessToken: string, options: { loginBase?: 
   try {
     response = await fetch(`${base(options.loginBase)}/oauth2/metadata`, { headers: { authorization: `OAuth ${accessToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw mailchimpErrorFrom(error, 'OAuth metadata');
+    throw mailchimpErrorFrom(error, 'OAuth metadata', 'MAILCHIMP_LOGIN_BASE');
   }
   const parsed = MetadataSchema.safeParse(await readJson(response, 'OAuth metadata'));
   if (!parsed.success) throw new MailchimpAuthError('Mailchimp OAuth metadata answered without a data center (dc)');

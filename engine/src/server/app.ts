@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { normalizeEmail, type Logger, type Verifier } from '@verify-hub/core';
 import { engineAnswer } from './answer';
 import { IdempotencyStore } from './idempotency';
-import { quotaResetAt, type KeyRecord, type KeyStore } from './key-store';
+import type { KeyRecord, KeyStore } from './key-store';
 import type { EngineMetrics } from './metrics';
 import { postmanCollection, type PostmanCollection } from './postman';
 import type { AccountRateLimiter } from './rate-limit';
@@ -93,16 +93,18 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
   });
 
   async function verifyForAccount(req: Request, res: Response, key: KeyRecord): Promise<void> {
-    const limits = await store.accountLimits(key.account);
+    // The same figures as the hub's usage page (KeyStore.accountUsage serves both).
+    const usage = await store.accountUsage(key.account);
+    const limits = { ratePerSecond: usage.ratePerSecond, monthlyQuota: usage.monthlyQuota };
+    const used = usage.used;
     const rate = await rateLimiter.consume(key.account, limits.ratePerSecond);
-    const used = await store.usage(key.account);
-    const quotaReset = quotaResetAt().getTime();
+    const quotaReset = usage.resetsAt;
     res.set({
       'X-RateLimit-Limit': String(rate.limit),
       'X-RateLimit-Remaining': String(rate.remaining),
       'X-RateLimit-Reset': epochSeconds(rate.resetAt),
-      'X-Quota-Limit': String(limits.monthlyQuota),
-      'X-Quota-Remaining': String(Math.max(0, limits.monthlyQuota - used)),
+      'X-Quota-Limit': String(usage.monthlyQuota),
+      'X-Quota-Remaining': String(usage.remaining),
       'X-Quota-Reset': epochSeconds(quotaReset),
     });
     if (!rate.allowed) {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { InputError } from '@verify-hub/core';
+import { InputError, KEY_NAME_PATTERN, KEY_NAME_RULE } from '@verify-hub/core';
 
 /**
  * API keys and accounts of the self-hosted engine, kept in Redis (engine/README.md says why: several
@@ -13,7 +13,7 @@ import { InputError } from '@verify-hub/core';
  * compared with `timingSafeEqual`.
  *
  * Layout under the key prefix (default `vh:engine:`):
- *   key:<sha256 hex>        hash: id, account, name, createdAt, revokedAt, display, hash
+ *   key:<sha256 hex>        hash: id, account, name, createdAt, revokedAt, display, hash, lastUsedAt
  *   keys                    hash: id -> sha256 hex (listing and revocation by id)
  *   account:<name>          hash: ratePerSecond, monthlyQuota
  *   usage:<account>:<YYYY-MM>  billable verifications this month (expires after 62 days)
@@ -26,6 +26,31 @@ export interface KeyRecord {
   revokedAt: string | null;
   /** The prefix and first characters, for telling keys apart in a list (not enough to use). */
   display: string;
+  /** When a request last authenticated with it (to the minute: see LAST_USED_PRECISION_MS); null if never. */
+  lastUsedAt: string | null;
+}
+
+/**
+ * A key's last use is written at most once a minute: `authenticate` already reads the key's hash, so
+ * it compares the stored time and writes (one HSET, not awaited by the request) only when it is older.
+ * A busy key costs one write a minute instead of one per request.
+ */
+export const LAST_USED_PRECISION_MS = 60_000;
+
+/**
+ * An account's standing this month: the figures the engine sends as `X-RateLimit-Limit` (the rate)
+ * and `X-Quota-Limit` / `X-Quota-Remaining` / `X-Quota-Reset`, from one function (`KeyStore.accountUsage`)
+ * for both the headers and the hub's usage page.
+ */
+export interface AccountUsage {
+  account: string;
+  ratePerSecond: number;
+  monthlyQuota: number;
+  /** Billable verifications this month (unknown results are never billed). */
+  used: number;
+  remaining: number;
+  /** When the quota resets: the first instant of next month, UTC (epoch ms). */
+  resetsAt: number;
 }
 
 export interface AccountLimits {
@@ -37,7 +62,6 @@ export const DEFAULT_LIMITS: AccountLimits = { ratePerSecond: 10, monthlyQuota: 
 
 /** What can be a key at all: generated keys, and operator-provided ones (ENGINE_API_KEY) of 24+ printable characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{24,256}$/;
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -49,14 +73,14 @@ export class KeyStore {
   /** Creates a key; the returned `key` is the only time the secret exists outside its holder. */
   async createKey(input: { name: string; account?: string; keyPrefix?: string }): Promise<{ key: string; record: KeyRecord }> {
     const name = input.name?.trim();
-    if (!name || !NAME_PATTERN.test(name)) throw new InputError('name', 'must be 1-64 letters, digits, spaces, dots, dashes or underscores');
+    if (!name || !KEY_NAME_PATTERN.test(name)) throw new InputError('name', KEY_NAME_RULE);
     const account = (input.account ?? 'default').trim();
-    if (!NAME_PATTERN.test(account)) throw new InputError('account', 'must be 1-64 letters, digits, spaces, dots, dashes or underscores');
+    if (!KEY_NAME_PATTERN.test(account)) throw new InputError('account', KEY_NAME_RULE);
     const keyPrefix = input.keyPrefix ?? 'vh';
     if (!/^[a-z][a-z0-9]{0,15}$/.test(keyPrefix)) throw new InputError('keyPrefix', 'must be 1-16 lower-case letters or digits, starting with a letter');
     const key = `${keyPrefix}_${randomBytes(32).toString('base64url')}`;
     const hash = hashKey(key).toString('hex');
-    const record: KeyRecord = { id: randomUUID(), account, name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, keyPrefix.length + 5)}…` };
+    const record: KeyRecord = { id: randomUUID(), account, name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, keyPrefix.length + 5)}…`, lastUsedAt: null };
     await this.storeKey(hash, record);
     return { key, record };
   }
@@ -72,7 +96,7 @@ export class KeyStore {
     const existing = await this.recordByHash(hash);
     if (existing) return { record: existing, created: false };
     const account = input.account ?? 'default';
-    const record: KeyRecord = { id: randomUUID(), account, name: input.name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, 4)}…` };
+    const record: KeyRecord = { id: randomUUID(), account, name: input.name, createdAt: new Date().toISOString(), revokedAt: null, display: `${key.slice(0, 4)}…`, lastUsedAt: null };
     await this.storeKey(hash, record);
     return { record, created: true };
   }
@@ -81,7 +105,7 @@ export class KeyStore {
   private async storeKey(hash: string, record: KeyRecord): Promise<void> {
     await this.redis
       .multi()
-      .hset(`${this.prefix}key:${hash}`, { ...record, revokedAt: '', hash })
+      .hset(`${this.prefix}key:${hash}`, { ...record, revokedAt: '', lastUsedAt: '', hash })
       .hset(`${this.prefix}keys`, record.id, hash)
       .hsetnx(`${this.prefix}account:${record.account}`, 'ratePerSecond', String(this.defaults.ratePerSecond))
       .hsetnx(`${this.prefix}account:${record.account}`, 'monthlyQuota', String(this.defaults.monthlyQuota))
@@ -103,8 +127,13 @@ export class KeyStore {
     return this.recordByHash(hash);
   }
 
-  /** The key's record when it is well-formed, known and not revoked; else null. */
-  async authenticate(presented: string | undefined): Promise<KeyRecord | null> {
+  /** The record of `key`, revoked or not, without noting a use (a host checking which account its key is in). */
+  async findKey(key: string): Promise<KeyRecord | null> {
+    return KEY_PATTERN.test(key) ? this.recordByHash(hashKey(key).toString('hex')) : null;
+  }
+
+  /** The key's record when it is well-formed, known and not revoked; else null. Notes its last use (at most once a minute). */
+  async authenticate(presented: string | undefined, now = Date.now()): Promise<KeyRecord | null> {
     if (!presented || !KEY_PATTERN.test(presented)) return null;
     const computed = hashKey(presented);
     const hex = computed.toString('hex');
@@ -112,7 +141,19 @@ export class KeyStore {
     if (!fields.id || !fields.hash) return null;
     if (!timingSafeEqual(Buffer.from(fields.hash, 'hex'), computed)) return null;
     if (fields.revokedAt) return null;
+    const lastUsed = fields.lastUsedAt ? Date.parse(fields.lastUsedAt) : NaN;
+    if (!(now - lastUsed < LAST_USED_PRECISION_MS)) {
+      fields.lastUsedAt = new Date(now).toISOString();
+      // Not awaited: a lost write only makes "last used" a minute older, never refuses a request.
+      this.redis.hset(`${this.prefix}key:${hex}`, 'lastUsedAt', fields.lastUsedAt).catch(() => undefined);
+    }
     return toRecord(fields);
+  }
+
+  /** This month's figures for `account`: what the `X-RateLimit-*` and `X-Quota-*` headers say. */
+  async accountUsage(account: string, now = new Date()): Promise<AccountUsage> {
+    const [limits, used] = await Promise.all([this.accountLimits(account), this.usage(account, now)]);
+    return { account, ...limits, used, remaining: Math.max(0, limits.monthlyQuota - used), resetsAt: quotaResetAt(now).getTime() };
   }
 
   async accountLimits(account: string): Promise<AccountLimits> {
@@ -169,7 +210,7 @@ export class KeyStore {
 }
 
 function toRecord(f: Record<string, string>): KeyRecord {
-  return { id: f.id!, account: f.account!, name: f.name!, createdAt: f.createdAt!, revokedAt: f.revokedAt || null, display: f.display! };
+  return { id: f.id!, account: f.account!, name: f.name!, createdAt: f.createdAt!, revokedAt: f.revokedAt || null, display: f.display!, lastUsedAt: f.lastUsedAt || null };
 }
 
 /** When this month's quota resets: the first instant of next month, UTC. */

@@ -194,8 +194,16 @@ export interface ScheduleView {
   description: string;
 }
 
+/** Every day / week on a day (0 Sunday to 6) / month on a day (1 to 28), at HH:MM. */
+export type SchedulePreset =
+  | { every: 'day'; time: string }
+  | { every: 'week'; weekday: number; time: string }
+  | { every: 'month'; day: number; time: string };
+
 export interface CronPreview {
   description: string;
+  /** The pattern the schedule will run on (a preset's, or the one typed). */
+  cron?: string;
   /** ISO timestamps. */
   next: string[];
 }
@@ -226,4 +234,26 @@ export interface SingleCheckAnswer {
     checks: CheckInWords[];
     didYouMean: string | null;
   };
+}
+
+/** One of the engine's API keys (never the key itself). */
+export interface EngineKeyView {
+  id: string;
+  name: string;
+  /** Its prefix and first characters. */
+  display: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** The account's month: the engine's X-RateLimit-Limit and X-Quota-* figures. */
+export interface EngineUsageView {
+  account: string;
+  ratePerSecond: number;
+  monthlyQuota: number;
+  used: number;
+  remaining: number;
+  /** Epoch ms. */
+  resetsAt: number;
 }

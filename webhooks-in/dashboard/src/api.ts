@@ -2,6 +2,8 @@ import type {
   ConnectionSaved,
   ConnectionsAnswer,
   CronPreview,
+  EngineKeyView,
+  EngineUsageView,
   FilePreview,
   FileRunStarted,
   RunBreakdown,
@@ -9,6 +11,7 @@ import type {
   RunEstimate,
   RunListFilter,
   RunView,
+  SchedulePreset,
   ScheduleView,
   SchemaReport,
   SingleCheckAnswer,
@@ -177,12 +180,23 @@ export function oauthStartUrl(platform: string, listId?: string): string {
 // ---------------------------------------------------------------- schedules
 
 export const listSchedules = (signal?: AbortSignal) => request<{ schedules: ScheduleView[] }>('GET', '/api/schedules', { signal });
-export const createSchedule = (body: { cron: string; timezone?: string } & StartRunRequest) => request<ScheduleView>('POST', '/api/schedules', { body });
+/** A preset (every day, week or month at a time) or, the advanced option, a cron pattern. */
+export type ScheduleWhen = { preset: SchedulePreset } | { cron: string };
+
+export const createSchedule = (body: ScheduleWhen & { timezone?: string } & StartRunRequest) => request<ScheduleView>('POST', '/api/schedules', { body });
 export const scheduleAction = (id: string, action: 'pause' | 'resume') => request<ScheduleView>('POST', path`/api/schedules/${id}/${action}`);
 export const deleteSchedule = (id: string) => request<void>('DELETE', path`/api/schedules/${id}`);
 
-export function previewCron(cron: string, timezone: string, signal?: AbortSignal): Promise<CronPreview> {
-  const query = new URLSearchParams({ cron });
+export function previewSchedule(when: ScheduleWhen, timezone: string, signal?: AbortSignal): Promise<CronPreview> {
+  const query = new URLSearchParams('cron' in when ? { cron: when.cron } : Object.fromEntries(Object.entries(when.preset).map(([k, v]) => [k, String(v)])));
   if (timezone) query.set('timezone', timezone);
   return request<CronPreview>('GET', `/api/schedules/preview?${query}`, { signal });
 }
+
+// ---------------------------------------------------------------- engine API keys
+
+export const listEngineKeys = (signal?: AbortSignal) => request<{ keys: EngineKeyView[] }>('GET', '/api/engine/keys', { signal });
+/** The answer holds the full key: the only time it exists outside the caller's hands. */
+export const createEngineKey = (name: string) => request<{ key: string; record: EngineKeyView }>('POST', '/api/engine/keys', { body: { name } });
+export const revokeEngineKey = (id: string) => request<EngineKeyView>('DELETE', path`/api/engine/keys/${id}`);
+export const engineUsage = (signal?: AbortSignal) => request<EngineUsageView>('GET', '/api/engine/usage', { signal });

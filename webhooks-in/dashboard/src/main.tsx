@@ -9,6 +9,7 @@ import { useRoute, type Route } from './router';
 import { RunPage } from './run-page';
 import { RunsPage } from './runs-page';
 import { SchedulesPage } from './schedules-page';
+import { ApiKeysPage } from './api-keys-page';
 import { SignInPage } from './sign-in-page';
 
 type AuthState = 'checking' | 'signed-in' | 'signed-out';
@@ -20,6 +21,7 @@ const TITLES: Record<Route['page'], string> = {
   check: 'Check an address',
   connections: 'Connections',
   schedules: 'Schedules',
+  'api-keys': 'API keys',
   'not-found': 'Not found',
 };
 
@@ -40,6 +42,8 @@ function Page({ route }: { route: Route }) {
       return <ConnectionsPage query={route.query} />;
     case 'schedules':
       return <SchedulesPage />;
+    case 'api-keys':
+      return <ApiKeysPage />;
     default:
       return (
         <>

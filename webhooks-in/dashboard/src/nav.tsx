@@ -6,6 +6,7 @@ const LINKS: { href: string; label: string; pages: Route['page'][] }[] = [
   { href: '#/check', label: 'Check an address', pages: ['check'] },
   { href: '#/connections', label: 'Connections', pages: ['connections'] },
   { href: '#/schedules', label: 'Schedules', pages: ['schedules'] },
+  { href: '#/api-keys', label: 'API keys', pages: ['api-keys'] },
 ];
 
 export function Nav({ route, onSignOut }: { route: Route; onSignOut: () => void }) {

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'check' }
   | { page: 'connections'; query: URLSearchParams }
   | { page: 'schedules' }
+  | { page: 'api-keys' }
   | { page: 'not-found'; hash: string };
 
 export function parseHash(hash: string): Route {
@@ -22,6 +23,7 @@ export function parseHash(hash: string): Route {
   if (first === 'check' && parts.length === 1) return { page: 'check' };
   if (first === 'connections' && parts.length === 1) return { page: 'connections', query };
   if (first === 'schedules' && parts.length === 1) return { page: 'schedules' };
+  if (first === 'api-keys' && parts.length === 1) return { page: 'api-keys' };
   return { page: 'not-found', hash };
 }
 

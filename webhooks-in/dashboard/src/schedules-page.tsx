@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, createSchedule, deleteSchedule, errorMessage, isAbort, listConnections, listSchedules, previewCron, scheduleAction } from './api';
+import { ApiError, createSchedule, deleteSchedule, errorMessage, isAbort, listConnections, listSchedules, previewSchedule, scheduleAction } from './api';
 import type { ConnectionView, CronPreview, ScheduleView } from './api-types';
 import { isPlatformConnection } from './connections-page';
 import { ErrorAlert, Notice } from './error-alert';
 import { rescueFocus } from './focus';
 import { formatDateTime, formatRelative, platformName } from './format';
+import { INITIAL_WHEN, WhenFields, whenOf, type WhenState } from './schedule-when';
 
-/** Wait this long after the last keystroke before asking the hub to read the cron pattern. */
+/** Wait this long after the last change before asking the hub to read the schedule. */
 const PREVIEW_DEBOUNCE_MS = 300;
 
 const TIMEZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
@@ -16,8 +17,9 @@ export function SchedulesPage() {
   const [connections, setConnections] = useState<ConnectionView[]>([]);
   const [connectionId, setConnectionId] = useState('');
   const [scope, setScope] = useState('all');
-  const [cron, setCron] = useState('');
-  const [timezone, setTimezone] = useState('UTC');
+  const [when, setWhen] = useState<WhenState>(INITIAL_WHEN);
+  // People mean their own clock: the browser's zone by default (the hub stores it with the schedule).
+  const [timezone, setTimezone] = useState(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   const [preview, setPreview] = useState<CronPreview>();
   const [previewError, setPreviewError] = useState<ApiError>();
   const [error, setError] = useState<ApiError | Error>();
@@ -43,16 +45,19 @@ export function SchedulesPage() {
     return () => controller.abort();
   }, []);
 
-  // The live preview of the pattern: debounced, and a newer pattern aborts the older request.
+  const scheduleWhen = whenOf(when);
+  const whenKey = JSON.stringify(scheduleWhen ?? null);
+
+  // The live preview of the schedule: debounced, and a newer one aborts the older request.
   useEffect(() => {
     setPreviewError(undefined);
-    if (!cron.trim()) {
+    if (!scheduleWhen) {
       setPreview(undefined);
       return;
     }
     const controller = new AbortController();
     const timer = setTimeout(() => {
-      previewCron(cron.trim(), timezone.trim(), controller.signal).then(
+      previewSchedule(scheduleWhen, timezone.trim(), controller.signal).then(
         (answer) => {
           setPreview(answer);
           setPreviewError(undefined);
@@ -68,7 +73,7 @@ export function SchedulesPage() {
       clearTimeout(timer);
       controller.abort();
     };
-  }, [cron, timezone]);
+  }, [whenKey, timezone]);
 
   const create = async (event: Event) => {
     event.preventDefault();
@@ -78,7 +83,7 @@ export function SchedulesPage() {
       setError(new ApiError(400, 'INVALID_INPUT', 'Connection: choose the connection to sync (add one on the Connections page first).', 'connectionId'));
       return;
     }
-    if (!cron.trim()) {
+    if (!scheduleWhen) {
       setError(new ApiError(400, 'INVALID_INPUT', 'Cron: enter a pattern, for example "0 3 * * 1" for Mondays at 03:00.', 'cron'));
       return;
     }
@@ -87,7 +92,7 @@ export function SchedulesPage() {
     setNotice(undefined);
     try {
       const schedule = await createSchedule({
-        cron: cron.trim(),
+        ...scheduleWhen,
         timezone: timezone.trim() || undefined,
         platform: connection.platform,
         connectionId: connection.id,
@@ -119,8 +124,11 @@ export function SchedulesPage() {
     }
   };
 
-  const errorField = error instanceof ApiError ? error.field : undefined;
-  const invalid = (field: string) => (errorField === field || (field !== 'connectionId' && previewError?.field === field) ? 'true' : undefined);
+  // The hub names `body.cron`, `cron`, `preset.time`, ...: the last part is the control's.
+  const named = (problem?: ApiError | Error) => (problem instanceof ApiError ? problem.field?.split('.').pop() : undefined);
+  const invalid = (field: string) => (named(error) === field || (field !== 'connectionId' && named(previewError) === field) ? 'true' : undefined);
+  // Not while busy: a disabled button would drop the focus (create() ignores a second submit itself).
+  const canSave = connections.some((c) => c.id === connectionId) && scheduleWhen !== undefined;
   const connectionLabel = (id?: string) => {
     const connection = connections.find((c) => c.id === id);
     return connection ? `${connection.label} (${platformName(connection.platform)})` : (id ?? '—');
@@ -157,22 +165,8 @@ export function SchedulesPage() {
             <input id="schedule-scope" type="text" value={scope} aria-invalid={invalid('scope')} onInput={(event) => setScope(event.currentTarget.value)} />
           </div>
         </div>
+        <WhenFields state={when} onChange={setWhen} invalid={invalid} />
         <div class="form-row">
-          <div class="field">
-            <label for="schedule-cron">Cron</label>
-            <input
-              id="schedule-cron"
-              type="text"
-              class="mono"
-              placeholder="0 3 * * 1"
-              spellcheck={false}
-              autocomplete="off"
-              value={cron}
-              aria-invalid={invalid('cron')}
-              aria-describedby="cron-preview"
-              onInput={(event) => setCron(event.currentTarget.value)}
-            />
-          </div>
           <div class="field">
             <label for="schedule-timezone">Timezone</label>
             <input
@@ -193,12 +187,12 @@ export function SchedulesPage() {
           </div>
         </div>
         <div id="cron-preview" data-testid="cron-preview" class="cron-preview" aria-live="polite">
-          {!cron.trim() && <p class="muted">Minute, hour, day of month, month, day of week: "0 3 * * 1" is every Monday at 03:00.</p>}
-          {cron.trim() && previewError && <p class="problem">{previewError.message}</p>}
-          {cron.trim() && preview && !previewError && (
+          {!scheduleWhen && <p class="muted">Minute, hour, day of month, month, day of week: "0 3 * * 1" is every Monday at 03:00.</p>}
+          {scheduleWhen && previewError && <p class="problem">{previewError.message}</p>}
+          {scheduleWhen && preview && !previewError && (
             <>
               <p>
-                <strong>{preview.description}</strong>
+                <strong>{preview.description}</strong> ({timezone.trim() || 'UTC'}){preview.cron && <span class="muted small"> · cron <code>{preview.cron}</code></span>}
               </p>
               <p class="small">Next runs:</p>
               <ol class="small">
@@ -211,7 +205,12 @@ export function SchedulesPage() {
             </>
           )}
         </div>
-        <button type="submit" aria-busy={busy ? 'true' : undefined}>
+        {connections.length === 0 && (
+          <p class="muted" id="schedule-needs-connection">
+            A schedule syncs a connection: add one on the <a href="#/connections">Connections</a> page first.
+          </p>
+        )}
+        <button type="submit" disabled={!canSave} aria-describedby={connections.length === 0 ? 'schedule-needs-connection' : undefined} aria-busy={busy ? 'true' : undefined}>
           Create schedule
         </button>
       </form>

@@ -1,21 +1,12 @@
 import { useRef, useState } from 'preact/hooks';
+import { copyText } from './copy-text';
 
 /** Mailchimp's webhook address holds its secret: the hub hands it over once, right after connecting. */
 export function WebhookUrlOnce({ url, label, onDone }: { url: string; label: string; onDone: () => void }) {
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>();
 
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(url);
-      setCopied('Copied.');
-    } catch {
-      // No clipboard API (plain http on another host): select the text for Ctrl+C instead.
-      field.current?.focus();
-      field.current?.select();
-      setCopied(document.execCommand('copy') ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.');
-    }
-  };
+  const copy = async () => setCopied(await copyText(url, field.current));
 
   return (
     <section class="webhook-once" aria-labelledby="webhook-once-heading">

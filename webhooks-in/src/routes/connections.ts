@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { EngineAuthError, InputError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
 import type { ConnectionOperations, RunService, RunStatus, ScheduleService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -56,7 +56,7 @@ function parseKeyBody(setup: PlatformSetup, body: unknown): Record<string, strin
  * its other failures are 502. Connector messages carry no secret.
  */
 function platformFailure(error: unknown, platform: string, secretField?: string): unknown {
-  if (error instanceof HttpError || error instanceof InputError || error instanceof PlatformRejectedError) return error;
+  if (error instanceof HttpError || error instanceof InputError || error instanceof PlatformRejectedError || error instanceof PlatformUnreachableError) return error;
   if (error instanceof EngineAuthError || (error instanceof VerifyHubError && (error.status === 401 || error.status === 403))) {
     const message = secretField ? `${secretField}: ${nameOf(platform)} refused it` : `${nameOf(platform)} refused the stored credentials: connect it again`;
     return new HttpError(400, 'PLATFORM_REJECTED', message, secretField);
@@ -211,7 +211,8 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
     } catch (error) {
       const refused = error instanceof EngineAuthError || error instanceof PlatformRejectedError || (error instanceof VerifyHubError && (error.status === 400 || error.status === 401 || error.status === 403));
       if (!refused) options.logger.error({ err: error, platform }, 'OAuth callback failed');
-      res.redirect(302, back({ error: refused ? `${name} refused the sign-in: start again` : `Could not connect ${name}: try again later` }));
+      const words = refused ? `${name} refused the sign-in: start again` : error instanceof PlatformUnreachableError ? error.message : `Could not connect ${name}: try again later`;
+      res.redirect(302, back({ error: words }));
     }
   });
 

@@ -1,21 +1,39 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { ScheduleService, ScheduleView } from '@verify-hub/sync-jobs';
+import { SchedulePresetSchema, presetToCron, type ScheduleService, type ScheduleView } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { RunOptionsSchema, StartRunBody } from '../schemas';
 
 const ScheduleIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a schedule id (1 to 100 letters, digits, . _ -)') });
+const Cron = z.string().trim().min(1, 'is required: a preset, or a cron pattern').max(200);
 const SaveScheduleBody = z.strictObject({
   id: ScheduleIdParams.shape.id.optional(),
-  cron: z.string().trim().min(1, 'is required').max(200),
+  /** Every day / week on a day / month on a day at HH:MM; or `cron`, the advanced option. */
+  preset: SchedulePresetSchema.optional(),
+  cron: Cron.optional(),
   timezone: z.string().trim().min(1).max(100).optional(),
   platform: StartRunBody.shape.platform,
-  connectionId: z.string().min(1).max(200),
+  connectionId: z.string({ error: 'is required: choose the connection to sync' }).min(1, 'is required: choose the connection to sync').max(200),
   scope: z.string().min(1).max(2000),
   options: RunOptionsSchema.optional(),
 });
-const PreviewQuery = z.strictObject({ cron: z.string().trim().min(1, 'is required').max(200), timezone: z.string().trim().min(1).max(100).optional() });
+const PreviewQuery = z.strictObject({
+  cron: Cron.optional(),
+  every: z.string().optional(),
+  weekday: z.string().optional(),
+  day: z.string().optional(),
+  time: z.string().optional(),
+  timezone: z.string().trim().min(1).max(100).optional(),
+});
+
+/** The pattern of a preset or a typed cron: exactly one of them (InputError naming `preset.*` for a bad preset). */
+function patternOf(input: { preset?: unknown; cron?: string }, where: 'body' | 'query'): string {
+  if (input.preset !== undefined && input.cron !== undefined) throw new HttpError(400, 'INVALID_INPUT', `${where}.cron: give a preset or a cron pattern, not both`, `${where}.cron`);
+  if (input.preset !== undefined) return presetToCron(input.preset);
+  if (input.cron === undefined) throw new HttpError(400, 'INVALID_INPUT', `${where}.cron: is required: a preset (every day, week or month at a time), or a cron pattern`, `${where}.cron`);
+  return input.cron;
+}
 
 /** Recurring syncs (under /api), over the pipeline's ScheduleService; its InputErrors name `cron`, `timezone`, ... */
 export function scheduleRoutes(schedules: ScheduleService | undefined): Router {
@@ -36,14 +54,16 @@ export function scheduleRoutes(schedules: ScheduleService | undefined): Router {
 
   // Before /schedules/:id routes, so "preview" is never read as an id.
   router.get('/schedules/preview', (req, res) => {
-    const { cron, timezone } = parseInput(PreviewQuery, req.query, 'query');
-    res.json(service().previewCron(cron, timezone, 5));
+    const { cron, timezone, every, weekday, day, time } = parseInput(PreviewQuery, req.query, 'query');
+    const preset = every === undefined ? undefined : { every, time, ...(weekday === undefined ? {} : { weekday }), ...(day === undefined ? {} : { day }) };
+    const pattern = patternOf({ preset, cron }, 'query');
+    res.json({ ...service().previewCron(pattern, timezone, 5), cron: pattern });
   });
 
   router.post('/schedules', async (req, res) => {
     const body = parseInput(SaveScheduleBody, req.body ?? {}, 'body');
-    const { id, cron, timezone, ...request } = body;
-    res.status(201).json(await service().saveSchedule({ id, cron, timezone, request }));
+    const { id, cron, preset, timezone, ...request } = body;
+    res.status(201).json(await service().saveSchedule({ id, cron: patternOf({ preset, cron }, 'body'), timezone, request }));
   });
 
   router.post('/schedules/:id/pause', async (req, res) => {
