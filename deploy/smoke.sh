@@ -59,6 +59,7 @@ cleanup() {
   [ "$code" = 0 ] && echo "smoke: PASSED" || echo "smoke: FAILED (exit $code)" >&2
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # so that the clean-up runs on Ctrl-C too
 
 # Polls until the command succeeds, for at most $1 seconds.
 wait_for() {
