@@ -59,6 +59,8 @@ export const ConfigSchema = z.strictObject({
   VERIFY_HUB_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'must be letters, digits, colon, dash or underscore').default('vh:sync'),
   VERIFY_HUB_ENGINE_RATE: z.coerce.number().int().min(1).max(100_000).optional(),
   VERIFY_HUB_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
+  /** `verify-hub worker` serves /healthz and /readyz on this port (on HUB_HOST) when set; the image sets 8082. */
+  VERIFY_HUB_WORKER_HEALTH_PORT: port.optional(),
   VERIFY_HUB_FRESHNESS_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** Days a run record, its per-record report and an uploaded file (with its outputs) are kept after their last change. */
   VERIFY_HUB_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),

@@ -195,15 +195,23 @@ describe('verify-hub CLI', () => {
     expect(await cli('runs', 'resume', id)).toMatchObject({ code: 2, err: expect.stringMatching(/only a paused run/) });
   }, 60_000);
 
-  it('worker stops gracefully on SIGTERM', async () => {
+  it('worker answers /healthz and /readyz on --health-port and stops gracefully on SIGTERM', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'worker'], { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'worker', '--health-port', '0'], {
+      env: { ...process.env, HUB_HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const until = Date.now() + 60_000;
     while (!stderr.includes('worker started') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     expect(stderr).toContain('worker started');
+    const health = /health at (http:\/\/127\.0\.0\.1:\d+)\/readyz/.exec(stderr)?.[1];
+    expect(health).toBeDefined();
+    expect((await fetch(`${health}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${health}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: true, workers: true } });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).toContain('SIGTERM: finishing the active jobs, then stopping');

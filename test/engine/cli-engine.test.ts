@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { openKeyStore } from '@verify-hub/engine';
@@ -66,4 +68,19 @@ describe('verify-hub engine keys', () => {
     await expect(run('engine', 'keys', 'create', '--name', 'x', '--rate', 'fast')).rejects.toThrow(/^--rate: /);
     await expect(run('engine', 'keys', 'revoke', 'no-such-id')).rejects.toThrow(/^id: no key/);
   });
+});
+
+describe('verify-hub engine (the server)', () => {
+  it('a too-short ENGINE_API_KEY stops it with a message naming the variable (a compose file must not leave it hanging)', async () => {
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'engine', '--port', '0'], {
+      env: { ...process.env, ENGINE_API_KEY: 'change-me-engine-key', ENGINE_REDIS_PREFIX: `test:engine-cli:${randomUUID()}:` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/ENGINE_API_KEY: must be 24 to 256 printable characters/);
+    expect(stderr).not.toContain('change-me-engine-key');
+  }, 60_000);
 });

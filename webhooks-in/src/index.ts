@@ -1,6 +1,7 @@
 export * from './deps';
 export * from './app';
 export * from './server';
+export * from './health-server';
 export * from './hook-signature';
 export * from './completion-hooks';
 export * from './http-errors';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../command';
-import { positiveInt } from '../options';
+import { portNumber, positiveInt } from '../options';
 
 export function register(program: Command): void {
   program
@@ -14,22 +14,37 @@ export function register(program: Command): void {
         'SIGINT or SIGTERM stops taking jobs and lets the active ones finish; a second signal exits at once',
         '(unfinished jobs are then picked up again by another worker).',
         'Engine: ENGINE_URL + ENGINE_API_KEY, else the local engine in this process.',
+        'With --health-port (or VERIFY_HUB_WORKER_HEALTH_PORT) it answers /healthz and /readyz there, on HUB_HOST.',
       ].join('\n'),
     )
     .option('--concurrency <n>', 'chunks at once (default VERIFY_HUB_WORKER_CONCURRENCY or 4)', positiveInt)
-    .action(async (options: { concurrency?: number }) => {
+    .option('--health-port <n>', 'serve /healthz and /readyz on this port (default VERIFY_HUB_WORKER_HEALTH_PORT; none if unset)', portNumber)
+    .action(async (options: WorkerOptions) => {
       process.exitCode = await worker(options);
     });
 }
 
-async function worker(options: { concurrency?: number }): Promise<number> {
+interface WorkerOptions {
+  concurrency?: number;
+  healthPort?: number;
+}
+
+async function worker(options: WorkerOptions): Promise<number> {
   const { loadConfig } = await import('@verify-hub/core');
   const { pipelineFromConfig } = await import('../pipeline-from-config');
   const config = loadConfig();
   if (options.concurrency) config.VERIFY_HUB_WORKER_CONCURRENCY = options.concurrency;
   const { pipeline, engineLabel } = await pipelineFromConfig({ withEngine: true, config });
   const workers = pipeline.startWorkers();
-  console.error(`verify-hub: worker started (${config.VERIFY_HUB_WORKER_CONCURRENCY} chunks at once, ${engineLabel}); Ctrl-C to stop`);
+  let running = true;
+  const healthPort = options.healthPort ?? config.VERIFY_HUB_WORKER_HEALTH_PORT;
+  // Readiness as the hub's: Redis answers and the workers run; it fails as soon as stopping starts.
+  const health =
+    healthPort === undefined
+      ? undefined
+      : await (await import('@verify-hub/webhooks-in')).startHealthServer({ redis: pipeline.redis, workersRunning: () => running, isClosing: () => !running, port: healthPort, host: config.HUB_HOST });
+  const healthNote = health ? `, health at ${health.url}/readyz` : '';
+  console.error(`verify-hub: worker started (${config.VERIFY_HUB_WORKER_CONCURRENCY} chunks at once, ${engineLabel}${healthNote}); Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -38,9 +53,11 @@ async function worker(options: { concurrency?: number }): Promise<number> {
         process.exit(EXIT.failed);
       }
       stopping = true;
+      running = false;
       console.error(`verify-hub: ${signal}: finishing the active jobs, then stopping`);
       void workers
         .close()
+        .then(() => health?.close())
         .then(() => pipeline.close())
         .then(resolve);
     };

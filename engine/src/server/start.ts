@@ -46,7 +46,12 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
   const prefix = options.keyPrefix ?? 'vh:engine:';
   const store = new KeyStore(redis, prefix, options.defaultLimits ?? DEFAULT_LIMITS);
   if (options.bootstrapKey) {
-    const { record, created } = await store.ensureKey(options.bootstrapKey, { name: 'ENGINE_API_KEY' });
+    // A refused key must end `verify-hub engine`: the connection opened here would otherwise keep it running.
+    const ensured = await store.ensureKey(options.bootstrapKey, { name: 'ENGINE_API_KEY' }).catch((error: unknown) => {
+      if (ownsRedis) redis.disconnect();
+      throw error;
+    });
+    const { record, created } = ensured;
     if (record.revokedAt) options.logger?.warn({ keyId: record.id }, 'the key in ENGINE_API_KEY was revoked: it stays refused');
     else if (created) options.logger?.info({ keyId: record.id, account: record.account }, 'registered the key in ENGINE_API_KEY');
   }
