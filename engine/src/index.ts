@@ -3,6 +3,7 @@ export * from './options';
 export * from './scoring';
 export * from './providers';
 export * from './smtp-classify';
+export { REPLY_RULES, type ReplyRule } from './smtp-reply-rules';
 export { parseReply, type SmtpReply } from './smtp-session';
 export { checkSyntax, type SyntaxResult } from './checks/syntax';
 export { isReservedDomain } from './checks/reserved-domains';

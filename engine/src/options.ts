@@ -8,9 +8,9 @@ export interface LocalEngineOptions {
   smtp?: boolean;
   /** SMTP port of the mail servers (default 25; tests point it at a local peer). */
   smtpPort?: number;
-  /** TCP connect to the mail server, milliseconds (default 5000). */
+  /** TCP connect to the mail server, milliseconds (default 3000). */
   smtpConnectTimeoutMs?: number;
-  /** Each SMTP reply, milliseconds (default 8000). */
+  /** Each SMTP reply, milliseconds (default 3000; the whole conversation is capped by `smtpBudgetMs`). */
   smtpCommandTimeoutMs?: number;
   /** The whole verification, milliseconds (default 20000): past it the result is unknown. */
   totalTimeoutMs?: number;
@@ -22,6 +22,16 @@ export interface LocalEngineOptions {
   starttls?: boolean;
   /** SMTP sessions open at once per mail host (default 3); more verifications for that host wait their turn. */
   maxConnectionsPerHost?: number;
+  /**
+   * The whole SMTP conversation of one address, milliseconds (default 4000): the cap a tarpit can cost.
+   * A server that answers takes one round trip per command (well under a second).
+   */
+  smtpBudgetMs?: number;
+  /**
+   * What a 250 from a provider that accepts every RCPT (Yahoo, AOL) becomes: `risky` (default, billed) or
+   * `unknown` (not billed, re-checked). Reason `provider_accepts_all` either way.
+   */
+  acceptAllVerdict?: AcceptAllVerdict;
   /** Probe a random address to detect catch-all domains (default true). */
   catchAllProbe?: boolean;
   /**
@@ -41,6 +51,8 @@ export interface LocalEngineOptions {
   /** Clock (tests). */
   now?: () => Date;
 }
+
+export type AcceptAllVerdict = 'risky' | 'unknown';
 
 export const DEFAULT_DNSBL_ZONES = [
   'zen.spamhaus.org',
@@ -66,8 +78,10 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
     dnsTimeoutMs: o.dnsTimeoutMs ?? 2000,
     smtp: o.smtp ?? true,
     smtpPort: o.smtpPort ?? 25,
-    smtpConnectTimeoutMs: o.smtpConnectTimeoutMs ?? 5000,
-    smtpCommandTimeoutMs: o.smtpCommandTimeoutMs ?? 8000,
+    smtpConnectTimeoutMs: o.smtpConnectTimeoutMs ?? 3000,
+    smtpCommandTimeoutMs: o.smtpCommandTimeoutMs ?? 3000,
+    smtpBudgetMs: o.smtpBudgetMs ?? 4000,
+    acceptAllVerdict: o.acceptAllVerdict ?? 'risky',
     totalTimeoutMs: o.totalTimeoutMs ?? 20_000,
     mailFrom: o.mailFrom ?? `verify@${heloName}`,
     heloName,

@@ -1,7 +1,7 @@
 import { classifyReply, type ReplyClass } from './smtp-classify';
 import { SmtpNetworkError, SmtpSession, type SmtpReply } from './smtp-session';
 import type { MailHost } from './checks/mail-hosts';
-import type { ProviderStrategy } from './providers';
+import { catchAllProbeWorthIt, type ProviderStrategy } from './providers';
 
 export interface ProbeSettings {
   port: number;
@@ -12,6 +12,8 @@ export interface ProbeSettings {
   connectTimeoutMs: number;
   commandTimeoutMs: number;
   randomLocalPart: () => string;
+  /** The domain's catch-all answer from an earlier probe, if still cached: no random RCPT is spent then. */
+  knownCatchAll: boolean | null;
   signal?: AbortSignal;
 }
 
@@ -31,6 +33,8 @@ export interface ProbeResult {
   failure: ProbeFailure | null;
   /** The reply behind a failure at greeting, EHLO or MAIL FROM. */
   failureReply?: SmtpReply;
+  /** The random address was sent in this conversation (false when skipped or answered from the cache). */
+  catchAllProbed: boolean;
 }
 
 /**
@@ -39,20 +43,22 @@ export interface ProbeResult {
  * only when a connection cannot be made at all.
  */
 export async function probeMailbox(hosts: MailHost[], address: string, domain: string, strategy: ProviderStrategy | null, s: ProbeSettings): Promise<ProbeResult> {
-  let last: ProbeResult = { host: null, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: 'connect_failed' };
+  let last: ProbeResult = { host: null, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: 'connect_failed', catchAllProbed: false };
   for (const host of hosts.slice(0, 2)) {
     for (const ip of host.addresses.slice(0, 1)) {
       last = await conversation(ip, host.name, address, domain, strategy, s, s.starttls);
       // A failed TLS upgrade leaves the connection unusable: try once more in plain text.
       if (last.failure === 'tls_failed') last = { ...(await conversation(ip, host.name, address, domain, strategy, s, false)), starttls: false };
-      if (last.connected || s.signal?.aborted) return last;
+      // A 4xx greeting (421 busy) is the server's way of saying "try another MX" (RFC 5321 §5.1).
+      const busy = last.failure === 'greeting_rejected' && (last.failureReply?.code ?? 500) < 500;
+      if ((last.connected && !busy) || s.signal?.aborted) return last;
     }
   }
   return last;
 }
 
 async function conversation(ip: string, hostName: string, address: string, domain: string, strategy: ProviderStrategy | null, s: ProbeSettings, useTls: boolean): Promise<ProbeResult> {
-  const result: ProbeResult = { host: hostName, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: null };
+  const result: ProbeResult = { host: hostName, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: null, catchAllProbed: false };
   let session: SmtpSession | undefined;
   try {
     const opened = await SmtpSession.open({ host: ip, port: s.port, connectTimeoutMs: s.connectTimeoutMs, commandTimeoutMs: s.commandTimeoutMs, signal: s.signal });
@@ -64,6 +70,7 @@ async function conversation(ip: string, hostName: string, address: string, domai
       ehlo = await session.command(`HELO ${s.heloName}`);
       if (ehlo.code !== 250) return fail(result, 'helo_rejected', ehlo);
     }
+    let capabilities = ehlo.lines;
     const offersTls = ehlo.lines.some((l) => /^250[- ]STARTTLS\b/i.test(l));
     result.starttls = offersTls ? null : false;
     if (offersTls && useTls) {
@@ -73,6 +80,7 @@ async function conversation(ip: string, hostName: string, address: string, domai
         result.starttls = true;
         const again = await session.command(`EHLO ${s.heloName}`);
         if (again.code !== 250) return fail(result, 'helo_rejected', again);
+        capabilities = again.lines;
       } else {
         result.starttls = false;
       }
@@ -80,14 +88,21 @@ async function conversation(ip: string, hostName: string, address: string, domai
       result.starttls = false;
     }
     result.greeting = true;
-    const from = await session.command(`MAIL FROM:<${s.mailFrom}>`);
+    // RFC 6531: a non-ASCII address may only be given to a server that offers SMTPUTF8, and then declared so.
+    const utf8 = /[^\p{ASCII}]/u.test(address) && capabilities.some((l) => /^250[- ]SMTPUTF8\b/i.test(l));
+    const from = await session.command(`MAIL FROM:<${s.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
     if (from.code !== 250) return fail(result, 'sender_rejected', from);
     const rcpt = await session.command(`RCPT TO:<${address}>`);
     result.rcpt = { class: classifyReply(rcpt), reply: rcpt };
-    if (result.rcpt.class === 'accepted' && s.catchAllProbe && (strategy?.catchAllProbe ?? true) && !strategy?.acceptsAllRcpt) {
-      const random = await session.command(`RCPT TO:<${s.randomLocalPart()}@${domain}>`);
-      const cls = classifyReply(random);
-      result.randomAccepted = cls === 'accepted' ? true : cls === 'mailbox_not_found' || cls === 'mailbox_disabled' ? false : null;
+    if (result.rcpt.class === 'accepted' && s.catchAllProbe && catchAllProbeWorthIt(strategy, domain)) {
+      if (s.knownCatchAll !== null) {
+        result.randomAccepted = s.knownCatchAll;
+      } else {
+        const random = await session.command(`RCPT TO:<${s.randomLocalPart()}@${domain}>`);
+        const cls = classifyReply(random);
+        result.catchAllProbed = true;
+        result.randomAccepted = cls === 'accepted' ? true : cls === 'mailbox_not_found' || cls === 'mailbox_disabled' ? false : null;
+      }
     }
     return result;
   } catch (error) {

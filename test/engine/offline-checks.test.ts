@@ -111,15 +111,26 @@ describe('SMTP reply classification: codes and enhanced codes first, then phrase
     ['550 5.1.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'mailbox_not_found'],
     ['550 No such user here', 'mailbox_not_found'],
     ['553 5.1.10 Recipient not found', 'mailbox_not_found'],
-    ['550 Requested action not taken: mailbox unavailable', 'mailbox_not_found'],
+    // RFC 5321's generic text is often a policy block: never "missing" on its own.
+    ['550 Requested action not taken: mailbox unavailable', 'ambiguous'],
+    ['553 Requested action not taken: mailbox name not allowed', 'blocked'], // unknown either way, never invalid
+    ['550 5.1.8 Sender address rejected: Domain not found', 'blocked'],
+    ['550 5.1.4 Destination mailbox address ambiguous', 'ambiguous'],
     ['552 5.2.2 Mailbox full', 'mailbox_full'],
     ['452 4.2.2 The email account that you tried to reach is over quota', 'mailbox_full'],
     ['550 5.7.1 mailbox unavailable: over quota', 'mailbox_full'],
     ['550 5.2.1 The email account that you tried to reach is disabled', 'mailbox_disabled'],
     ['550 This account has been suspended', 'mailbox_disabled'],
+    ['550 5.7.1 This account has been suspended', 'blocked'], // 5.7.x is policy: never a verdict on the mailbox
+    ['550 5.7.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'blocked'],
+    ['550 User unknown; client host blocked by policy', 'blocked'], // policy words win over "user unknown"
+    ['450 4.7.1 <x@acme-mail.com>: Client host rejected: cannot find your reverse hostname', 'blocked'],
     ['450 4.7.1 Greylisted, try again in 5 minutes', 'greylisted'],
     ['451 Temporary local problem - please try later', 'greylisted'],
-    ['421 4.7.0 Too many connections', 'temporary'],
+    ['421 4.7.0 Too many connections', 'rate_limited'],
+    ['421 Service not available, closing transmission channel', 'rate_limited'],
+    ['452 4.3.1 Insufficient system resources', 'temporary'], // the server's resources, not the mailbox's
+    ['453 4.3.0 Local error in processing', 'temporary'],
     ['554 5.7.1 Service unavailable; client host [192.0.2.1] blocked using zen.spamhaus.org', 'blocked'],
     ['550 5.7.1 Rejected by policy', 'blocked'],
     ['550 Rejected', 'ambiguous'],

@@ -3,11 +3,12 @@ import type { SpamTrapRisk } from '@verify-hub/core';
 /**
  * Role accounts: mailboxes of a function, not a person (RFC 2142 names plus the common ones of
  * e-commerce and support desks). Matched on the local part without sub-address tag, case-insensitively.
+ * Names that can be people's (dev, hr: Dev is a first name, HR initials) are not listed.
  */
 const ROLE_NAMES = new Set([
   'abuse', 'accounting', 'accounts', 'admin', 'administrator', 'admissions', 'all', 'billing', 'booking', 'bookings', 'careers',
-  'compliance', 'contact', 'contactus', 'customercare', 'customerservice', 'dev', 'devnull', 'dns', 'enquiries', 'enquiry', 'everyone',
-  'feedback', 'finance', 'ftp', 'hello', 'help', 'helpdesk', 'hostmaster', 'hr', 'info', 'information', 'inquiries', 'inquiry', 'it',
+  'compliance', 'contact', 'contactus', 'customercare', 'customerservice', 'devnull', 'dns', 'enquiries', 'enquiry', 'everyone',
+  'feedback', 'finance', 'ftp', 'hello', 'help', 'helpdesk', 'hostmaster', 'info', 'information', 'inquiries', 'inquiry', 'it',
   'jobs', 'legal', 'list', 'mail', 'mailer-daemon', 'marketing', 'media', 'news', 'newsletter', 'no-reply', 'noc', 'noreply',
   'null', 'office', 'orders', 'postmaster', 'press', 'privacy', 'recruiting', 'reservations', 'root', 'sales', 'security', 'service',
   'shop', 'spam', 'staff', 'subscribe', 'support', 'team', 'tech', 'test', 'unsubscribe', 'usenet', 'uucp', 'webmaster', 'welcome', 'www',
@@ -69,7 +70,7 @@ export interface SpamTrapEvidence {
 /**
  * Heuristic only (no one can see a pristine trap from outside):
  * - high: a trap-like local part (spamtrap, honeypot, trap.*), or a typo domain of a big provider
- *   (typo domains are bought up as traps);
+ *   that has no working mail host (a domain with one is judged by its SMTP answer, never by its spelling);
  * - medium: a role account or a gibberish local part on a catch-all domain, or any of them with the
  *   domain's mail servers on a DNS blocklist;
  * - low: a role account or a gibberish local part alone (a blocklisted mail server alone says something
