@@ -52,6 +52,9 @@ export const ConfigSchema = z.strictObject({
   ENGINE_SMTP_PORT: port.default(25),
   ENGINE_MAIL_FROM: z.email().optional(),
   ENGINE_HELO_NAME: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a host name').optional(),
+  // Lets MX hosts on loopback/private addresses be probed: for a lab with its own DNS and SMTP peers only.
+  ENGINE_ALLOW_PRIVATE_MX: z.enum(['on', 'off']).default('off'),
+  ENGINE_ACCEPT_ALL_VERDICT: z.enum(['risky', 'unknown']).default('risky'),
   ENGINE_REDIS_PREFIX: z.string().min(1).default('vh:engine:'),
   // The sync pipeline (sync-jobs/README.md): `verify-hub worker`, `sync`, `runs`.
   VERIFY_HUB_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'must be letters, digits, colon, dash or underscore').default('vh:sync'),

@@ -9,5 +9,7 @@ export function engineOptionsFromConfig(config: Config): LocalEngineOptions {
     smtpPort: config.ENGINE_SMTP_PORT,
     mailFrom: config.ENGINE_MAIL_FROM,
     heloName: config.ENGINE_HELO_NAME,
+    allowPrivateMx: config.ENGINE_ALLOW_PRIVATE_MX === 'on',
+    acceptAllVerdict: config.ENGINE_ACCEPT_ALL_VERDICT,
   };
 }
