@@ -24,6 +24,8 @@ import { probeMailbox, type ProbeResult } from './smtp-probe';
 import { classifyReply, type ReplyClass } from './smtp-classify';
 import type { SmtpReply } from './smtp-session';
 import { HostLimiter } from './host-limiter';
+import { CatchAllCache } from './catch-all-cache';
+import { SmtpSessionPool } from './smtp-session-pool';
 import { TtlCache } from './ttl-cache';
 
 /** The names of the 28 checks, as reported (engine/README.md has the table). */
@@ -60,8 +62,8 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   private readonly dns: DnsClient;
   private readonly domainCache: TtlCache<DomainFacts>;
   private readonly hostLimiter: HostLimiter;
-  /** Each domain's catch-all answer, so one random RCPT serves every address of the domain for `domainCacheTtlMs`. */
-  private readonly catchAllCache = new Map<string, { catchAll: boolean; expires: number }>();
+  private readonly catchAllCache: CatchAllCache;
+  private readonly sessionPool: SmtpSessionPool;
 
   constructor(options: LocalEngineOptions = {}) {
     super();
@@ -69,6 +71,8 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     this.dns = new DnsClient(this.options.dnsServers, this.options.dnsTimeoutMs, this.options.domainCacheTtlMs);
     this.domainCache = new TtlCache(this.options.domainCacheTtlMs);
     this.hostLimiter = new HostLimiter(this.options.maxConnectionsPerHost);
+    this.catchAllCache = new CatchAllCache(this.options.domainCacheTtlMs);
+    this.sessionPool = new SmtpSessionPool(this.options.smtpSessionIdleMs, this.options.maxRcptPerSession, this.options.maxConnectionsPerHost);
   }
 
   /** Whether the resolver can see the internet (it answers for `com`). Sets `dnsUnavailable` and emits once. */
@@ -218,13 +222,13 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
             connectTimeoutMs: Math.min(this.options.smtpConnectTimeoutMs, this.options.smtpBudgetMs),
             commandTimeoutMs: this.options.smtpCommandTimeoutMs,
             randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
-            knownCatchAll: this.knownCatchAll(domain),
+            catchAll: this.catchAllCache,
+            pool: this.sessionPool.enabled ? this.sessionPool : undefined,
             signal: budget,
           }),
         ),
       );
       if (signal?.aborted) throw signal.reason;
-      if (probe.catchAllProbed && probe.randomAccepted !== null) this.rememberCatchAll(domain, probe.randomAccepted);
       return finish(applyProbe(probe, checks, strategy, trapEvidence));
     };
 
@@ -247,15 +251,9 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     }
   }
 
-  private knownCatchAll(domain: string): boolean | null {
-    const hit = this.catchAllCache.get(domain);
-    return hit && hit.expires > Date.now() ? hit.catchAll : null;
-  }
-
-  private rememberCatchAll(domain: string, catchAll: boolean): void {
-    if (this.options.domainCacheTtlMs <= 0) return;
-    if (this.catchAllCache.size >= 10_000) this.catchAllCache.delete(this.catchAllCache.keys().next().value as string);
-    this.catchAllCache.set(domain, { catchAll, expires: Date.now() + this.options.domainCacheTtlMs });
+  /** Ends the SMTP sessions kept open for the next address (idle ones never keep the process alive anyway). */
+  async close(): Promise<void> {
+    await this.sessionPool.close();
   }
 
   private async domainFacts(domain: string): Promise<DomainFacts> {

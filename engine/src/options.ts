@@ -32,6 +32,13 @@ export interface LocalEngineOptions {
    * `unknown` (not billed, re-checked). Reason `provider_accepts_all` either way.
    */
   acceptAllVerdict?: AcceptAllVerdict;
+  /**
+   * How long an SMTP session stays open after an address, for the next address of the same mail server,
+   * ms (default 2000; 0: one session per address, ended with QUIT). Reused with RSET, MAIL FROM, RCPT TO.
+   */
+  smtpSessionIdleMs?: number;
+  /** RCPT commands one session carries at most before it is ended (default 20). */
+  maxRcptPerSession?: number;
   /** Probe a random address to detect catch-all domains (default true). */
   catchAllProbe?: boolean;
   /**
@@ -82,6 +89,8 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
     smtpCommandTimeoutMs: o.smtpCommandTimeoutMs ?? 3000,
     smtpBudgetMs: o.smtpBudgetMs ?? 4000,
     acceptAllVerdict: o.acceptAllVerdict ?? 'risky',
+    smtpSessionIdleMs: o.smtpSessionIdleMs ?? 2000,
+    maxRcptPerSession: o.maxRcptPerSession ?? 20,
     totalTimeoutMs: o.totalTimeoutMs ?? 20_000,
     mailFrom: o.mailFrom ?? `verify@${heloName}`,
     heloName,

@@ -1,5 +1,7 @@
 import { classifyReply, type ReplyClass } from './smtp-classify';
 import { SmtpNetworkError, SmtpSession, type SmtpReply } from './smtp-session';
+import type { PooledSession, SmtpSessionPool } from './smtp-session-pool';
+import type { CatchAllCache } from './catch-all-cache';
 import type { MailHost } from './checks/mail-hosts';
 import { catchAllProbeWorthIt, type ProviderStrategy } from './providers';
 
@@ -12,8 +14,10 @@ export interface ProbeSettings {
   connectTimeoutMs: number;
   commandTimeoutMs: number;
   randomLocalPart: () => string;
-  /** The domain's catch-all answer from an earlier probe, if still cached: no random RCPT is spent then. */
-  knownCatchAll: boolean | null;
+  /** Catch-all answers per domain: one random RCPT per domain per cache period. */
+  catchAll: CatchAllCache;
+  /** Open sessions reused across addresses of one server (absent: one session per address). */
+  pool?: SmtpSessionPool;
   signal?: AbortSignal;
 }
 
@@ -39,8 +43,9 @@ export interface ProbeResult {
 
 /**
  * The SMTP conversation: connect, greeting, EHLO (STARTTLS and EHLO again when offered), MAIL FROM,
- * RCPT TO the mailbox, RCPT TO a random address (catch-all probe), QUIT. Never DATA. Tries the next MX
- * only when a connection cannot be made at all.
+ * RCPT TO the mailbox, RCPT TO a random address (catch-all probe, unless the domain's answer is known),
+ * then RSET and back to the pool for the next address of that server, or QUIT. Never DATA. Tries the next
+ * MX when a connection cannot be made or the greeting is a 4xx.
  */
 export async function probeMailbox(hosts: MailHost[], address: string, domain: string, strategy: ProviderStrategy | null, s: ProbeSettings): Promise<ProbeResult> {
   let last: ProbeResult = { host: null, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: 'connect_failed', catchAllProbed: false };
@@ -59,16 +64,70 @@ export async function probeMailbox(hosts: MailHost[], address: string, domain: s
 
 async function conversation(ip: string, hostName: string, address: string, domain: string, strategy: ProviderStrategy | null, s: ProbeSettings, useTls: boolean): Promise<ProbeResult> {
   const result: ProbeResult = { host: hostName, connected: false, greeting: null, starttls: null, rcpt: null, randomAccepted: null, failure: null, catchAllProbed: false };
-  let session: SmtpSession | undefined;
+  // Per MX host name and address, as the host limiter counts: the idle sessions of one host stay within its limit.
+  const server = `${hostName}|${ip}:${s.port}:${useTls ? 'tls' : 'plain'}`;
+  let pooled: PooledSession | undefined = await s.pool?.take(server);
+  const reused = pooled !== undefined;
+  let reusable = false;
   try {
-    const opened = await SmtpSession.open({ host: ip, port: s.port, connectTimeoutMs: s.connectTimeoutMs, commandTimeoutMs: s.commandTimeoutMs, signal: s.signal });
-    session = opened.session;
-    result.connected = true;
-    if (opened.greeting.code !== 220) return fail(result, 'greeting_rejected', opened.greeting);
+    if (pooled) {
+      pooled.session.bind(s.signal);
+      Object.assign(result, { connected: true, greeting: true, starttls: pooled.starttls });
+    } else {
+      const opened = await establish(ip, hostName, s, useTls, result);
+      if ('failure' in opened) return opened.failure;
+      pooled = opened;
+    }
+    const { session, capabilities } = pooled;
+    // RFC 6531: a non-ASCII address may only be given to a server that offers SMTPUTF8, and then declared so.
+    const utf8 = /[^\p{ASCII}]/u.test(address) && capabilities.some((l) => /^250[- ]SMTPUTF8\b/i.test(l));
+    const from = await session.command(`MAIL FROM:<${s.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
+    if (from.code !== 250) return fail(result, 'sender_rejected', from);
+    const rcpt = await session.command(`RCPT TO:<${address}>`);
+    pooled.rcpts++;
+    result.rcpt = { class: classifyReply(rcpt), reply: rcpt };
+    if (result.rcpt.class === 'accepted' && s.catchAllProbe && catchAllProbeWorthIt(strategy, domain)) {
+      const answer = await s.catchAll.answer(domain, async () => {
+        const random = await session.command(`RCPT TO:<${s.randomLocalPart()}@${domain}>`);
+        pooled!.rcpts++;
+        const cls = classifyReply(random);
+        return cls === 'accepted' ? true : cls === 'mailbox_not_found' || cls === 'mailbox_disabled' ? false : null;
+      });
+      result.randomAccepted = answer.catchAll;
+      result.catchAllProbed = answer.probed;
+    }
+    // Only a session whose every step was answered goes back to the pool (a refused step may mean the server is about to hang up).
+    reusable = from.code === 250 && (rcpt.code < 400 || (rcpt.code >= 500 && result.rcpt.class !== 'blocked'));
+    return result;
+  } catch (error) {
+    if (error instanceof SmtpNetworkError) {
+      // A reused session the server closed while it was idle says nothing about this address: start afresh.
+      if (reused && error.kind === 'dropped' && result.rcpt === null && !s.signal?.aborted) return conversation(ip, hostName, address, domain, strategy, { ...s, pool: undefined }, useTls);
+      if (result.greeting === null && result.connected && error.kind !== 'tls_failed') result.greeting = false;
+      return { ...result, failure: error.kind };
+    }
+    throw error;
+  } finally {
+    if (pooled && reusable && s.pool && !s.signal?.aborted) void s.pool.give(server, pooled);
+    else await pooled?.session.quit();
+  }
+}
+
+/** Connect, greeting, EHLO (HELO fallback), STARTTLS and EHLO again when offered. */
+async function establish(ip: string, hostName: string, s: ProbeSettings, useTls: boolean, result: ProbeResult): Promise<PooledSession | { failure: ProbeResult }> {
+  const opened = await SmtpSession.open({ host: ip, port: s.port, connectTimeoutMs: s.connectTimeoutMs, commandTimeoutMs: s.commandTimeoutMs, signal: s.signal });
+  const session = opened.session;
+  result.connected = true;
+  const failWith = async (failure: ProbeFailure, reply: SmtpReply) => {
+    await session.quit();
+    return { failure: fail(result, failure, reply) };
+  };
+  try {
+    if (opened.greeting.code !== 220) return await failWith('greeting_rejected', opened.greeting);
     let ehlo = await session.command(`EHLO ${s.heloName}`);
     if (ehlo.code !== 250) {
       ehlo = await session.command(`HELO ${s.heloName}`);
-      if (ehlo.code !== 250) return fail(result, 'helo_rejected', ehlo);
+      if (ehlo.code !== 250) return await failWith('helo_rejected', ehlo);
     }
     let capabilities = ehlo.lines;
     const offersTls = ehlo.lines.some((l) => /^250[- ]STARTTLS\b/i.test(l));
@@ -79,7 +138,7 @@ async function conversation(ip: string, hostName: string, address: string, domai
         await session.startTls(hostName);
         result.starttls = true;
         const again = await session.command(`EHLO ${s.heloName}`);
-        if (again.code !== 250) return fail(result, 'helo_rejected', again);
+        if (again.code !== 250) return await failWith('helo_rejected', again);
         capabilities = again.lines;
       } else {
         result.starttls = false;
@@ -88,31 +147,10 @@ async function conversation(ip: string, hostName: string, address: string, domai
       result.starttls = false;
     }
     result.greeting = true;
-    // RFC 6531: a non-ASCII address may only be given to a server that offers SMTPUTF8, and then declared so.
-    const utf8 = /[^\p{ASCII}]/u.test(address) && capabilities.some((l) => /^250[- ]SMTPUTF8\b/i.test(l));
-    const from = await session.command(`MAIL FROM:<${s.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
-    if (from.code !== 250) return fail(result, 'sender_rejected', from);
-    const rcpt = await session.command(`RCPT TO:<${address}>`);
-    result.rcpt = { class: classifyReply(rcpt), reply: rcpt };
-    if (result.rcpt.class === 'accepted' && s.catchAllProbe && catchAllProbeWorthIt(strategy, domain)) {
-      if (s.knownCatchAll !== null) {
-        result.randomAccepted = s.knownCatchAll;
-      } else {
-        const random = await session.command(`RCPT TO:<${s.randomLocalPart()}@${domain}>`);
-        const cls = classifyReply(random);
-        result.catchAllProbed = true;
-        result.randomAccepted = cls === 'accepted' ? true : cls === 'mailbox_not_found' || cls === 'mailbox_disabled' ? false : null;
-      }
-    }
-    return result;
+    return { session, capabilities, starttls: result.starttls, rcpts: 0 };
   } catch (error) {
-    if (error instanceof SmtpNetworkError) {
-      if (result.greeting === null && result.connected && error.kind !== 'tls_failed') result.greeting = false;
-      return { ...result, failure: error.kind };
-    }
+    session.destroy();
     throw error;
-  } finally {
-    await session?.quit();
   }
 }
 

@@ -39,10 +39,30 @@ export class SmtpSession {
   private failure?: Error;
   private readonly onAbort = () => this.fail(new SmtpNetworkError('timeout', 'verification deadline reached'));
 
+  private signal?: AbortSignal;
+
   private constructor(socket: Socket, private readonly options: SmtpSessionOptions) {
     this.socket = socket;
     this.attach(socket);
-    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.bind(options.signal);
+  }
+
+  /** Ties the session to another verification's deadline (a session reused for the next address). */
+  bind(signal: AbortSignal | undefined): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = signal;
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Neither failed nor closed: it can carry another transaction. */
+  get usable(): boolean {
+    return !this.failure && !this.socket.destroyed;
+  }
+
+  /** While idle in a pool the session must not keep the process alive; in use it must. */
+  setIdle(idle: boolean): void {
+    if (idle) this.socket.unref();
+    else this.socket.ref();
   }
 
   /** Connects and reads the greeting. */
@@ -122,7 +142,7 @@ export class SmtpSession {
   }
 
   destroy(): void {
-    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.socket.destroy();
   }
 

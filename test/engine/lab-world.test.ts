@@ -10,7 +10,7 @@ describe('accuracy in the scripted mail world', () => {
 
   beforeAll(async () => {
     lab = await startLabWorld();
-    engine = engineFor({ dnsServer: lab.dnsServer, smtpPort: lab.smtpPort } as never, { smtpBudgetMs: 1500, smtpCommandTimeoutMs: 1000, totalTimeoutMs: 8000, dnsTimeoutMs: 1000, domainCacheTtlMs: 60_000 });
+    engine = engineFor({ dnsServer: lab.dnsServer, smtpPort: lab.smtpPort } as never, { smtpBudgetMs: 1500, smtpCommandTimeoutMs: 1000, totalTimeoutMs: 8000, dnsTimeoutMs: 1000, domainCacheTtlMs: 60_000, smtpSessionIdleMs: 2000 });
     const results = await Promise.all(lab.cases.map(async (c) => [c.address, await engine.verify(c.address)] as const));
     for (const [address, v] of results) given.set(address, { risk: v.risk, reason: v.reason });
   }, 60_000);

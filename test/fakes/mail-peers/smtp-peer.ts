@@ -173,6 +173,11 @@ export class SmtpPeer {
     this.server = undefined;
   }
 
+  /** Closes every open connection from the server side (a server ending idle sessions). */
+  dropAll(): void {
+    for (const c of (this.server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections) c._socket.destroy();
+  }
+
   /** Runs `reply` after the configured reply delay. */
   private later(reply: () => void): void {
     const delay = this.options.replyDelayMs ?? 0;
