@@ -11,5 +11,6 @@ export function engineOptionsFromConfig(config: Config): LocalEngineOptions {
     heloName: config.ENGINE_HELO_NAME,
     allowPrivateMx: config.ENGINE_ALLOW_PRIVATE_MX === 'on',
     acceptAllVerdict: config.ENGINE_ACCEPT_ALL_VERDICT,
+    smtpProxy: config.ENGINE_SMTP_PROXY,
   };
 }

@@ -223,6 +223,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
             commandTimeoutMs: this.options.smtpCommandTimeoutMs,
             randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
             catchAll: this.catchAllCache,
+            proxy: this.options.smtpProxy,
             pool: this.sessionPool.enabled ? this.sessionPool : undefined,
             signal: budget,
           }),

@@ -1,3 +1,5 @@
+import { parseSocksProxy, type SocksProxy } from './smtp-session';
+
 /** Settings of the local engine. Every network step is bounded by one of these timeouts. */
 export interface LocalEngineOptions {
   /** Resolver servers (`ip` or `ip:port`); default: the system's resolvers. */
@@ -39,6 +41,11 @@ export interface LocalEngineOptions {
   smtpSessionIdleMs?: number;
   /** RCPT commands one session carries at most before it is ended (default 20). */
   maxRcptPerSession?: number;
+  /**
+   * Reach the mail servers through this SOCKS5 proxy, `socks5://[user:password@]host:port`
+   * (`ENGINE_SMTP_PROXY`): cloud hosts block outbound port 25. DNS is still asked directly.
+   */
+  smtpProxy?: string;
   /** Probe a random address to detect catch-all domains (default true). */
   catchAllProbe?: boolean;
   /**
@@ -76,12 +83,13 @@ export const DEFAULT_DNSBL_ZONES = [
 
 export const DEFAULT_DKIM_SELECTORS = ['default', 'google', 'selector1', 'selector2', 'k1', 'dkim', 's1', 'mail'];
 
-export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom'>> & { dnsServers?: string[]; mailFrom: string };
+export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom' | 'smtpProxy'>> & { dnsServers?: string[]; mailFrom: string; smtpProxy?: SocksProxy };
 
 export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
   const heloName = o.heloName ?? 'localhost';
   return {
     dnsServers: o.dnsServers,
+    smtpProxy: o.smtpProxy ? parseSocksProxy(o.smtpProxy) : undefined,
     dnsTimeoutMs: o.dnsTimeoutMs ?? 2000,
     smtp: o.smtp ?? true,
     smtpPort: o.smtpPort ?? 25,

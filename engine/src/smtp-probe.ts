@@ -1,5 +1,5 @@
 import { classifyReply, type ReplyClass } from './smtp-classify';
-import { SmtpNetworkError, SmtpSession, type SmtpReply } from './smtp-session';
+import { SmtpNetworkError, SmtpSession, type SmtpReply, type SocksProxy } from './smtp-session';
 import type { PooledSession, SmtpSessionPool } from './smtp-session-pool';
 import type { CatchAllCache } from './catch-all-cache';
 import type { MailHost } from './checks/mail-hosts';
@@ -16,6 +16,8 @@ export interface ProbeSettings {
   randomLocalPart: () => string;
   /** Catch-all answers per domain: one random RCPT per domain per cache period. */
   catchAll: CatchAllCache;
+  /** The SOCKS5 proxy every connection goes through, if any. */
+  proxy?: SocksProxy;
   /** Open sessions reused across addresses of one server (absent: one session per address). */
   pool?: SmtpSessionPool;
   signal?: AbortSignal;
@@ -115,7 +117,7 @@ async function conversation(ip: string, hostName: string, address: string, domai
 
 /** Connect, greeting, EHLO (HELO fallback), STARTTLS and EHLO again when offered. */
 async function establish(ip: string, hostName: string, s: ProbeSettings, useTls: boolean, result: ProbeResult): Promise<PooledSession | { failure: ProbeResult }> {
-  const opened = await SmtpSession.open({ host: ip, port: s.port, connectTimeoutMs: s.connectTimeoutMs, commandTimeoutMs: s.commandTimeoutMs, signal: s.signal });
+  const opened = await SmtpSession.open({ host: ip, port: s.port, connectTimeoutMs: s.connectTimeoutMs, commandTimeoutMs: s.commandTimeoutMs, signal: s.signal, proxy: s.proxy });
   const session = opened.session;
   result.connected = true;
   const failWith = async (failure: ProbeFailure, reply: SmtpReply) => {
