@@ -24,6 +24,7 @@ import { probeMailbox, type ProbeResult } from './smtp-probe';
 import { classifyReply, type ReplyClass } from './smtp-classify';
 import type { SmtpReply } from './smtp-session';
 import { HostLimiter } from './host-limiter';
+import { SharedHostLimiter, type HostSlots } from './shared-host-limiter';
 import { CatchAllCache } from './catch-all-cache';
 import { SmtpSessionPool } from './smtp-session-pool';
 import { TtlCache } from './ttl-cache';
@@ -61,7 +62,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   dnsUnavailable = false;
   private readonly dns: DnsClient;
   private readonly domainCache: TtlCache<DomainFacts>;
-  private readonly hostLimiter: HostLimiter;
+  private readonly hostLimiter: HostSlots;
   private readonly catchAllCache: CatchAllCache;
   private readonly sessionPool: SmtpSessionPool;
 
@@ -70,7 +71,10 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
     this.options = resolveOptions(options);
     this.dns = new DnsClient(this.options.dnsServers, this.options.dnsTimeoutMs, this.options.domainCacheTtlMs);
     this.domainCache = new TtlCache(this.options.domainCacheTtlMs);
-    this.hostLimiter = new HostLimiter(this.options.maxConnectionsPerHost);
+    const shared = this.options.sharedLimits;
+    this.hostLimiter = shared
+      ? new SharedHostLimiter({ ...shared, maxConnectionsPerHost: this.options.maxConnectionsPerHost, maxSessionsPerSecondPerHost: this.options.maxSessionsPerSecondPerHost, leaseMs: this.options.smtpBudgetMs + 1000 })
+      : new HostLimiter(this.options.maxConnectionsPerHost);
     this.catchAllCache = new CatchAllCache(this.options.domainCacheTtlMs);
     this.sessionPool = new SmtpSessionPool(this.options.smtpSessionIdleMs, this.options.maxRcptPerSession, this.options.maxConnectionsPerHost);
   }

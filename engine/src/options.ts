@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { parseSocksProxy, type SocksProxy } from './smtp-session';
 
 /** Settings of the local engine. Every network step is bounded by one of these timeouts. */
@@ -24,6 +25,13 @@ export interface LocalEngineOptions {
   starttls?: boolean;
   /** SMTP sessions open at once per mail host (default 3); more verifications for that host wait their turn. */
   maxConnectionsPerHost?: number;
+  /** New SMTP conversations per second per mail host when the limits are shared through Redis (default 0: none). */
+  maxSessionsPerSecondPerHost?: number;
+  /**
+   * Share `maxConnectionsPerHost` (and the rate) with every engine process on this Redis, under this key
+   * prefix (`verify-hub engine` passes its own). Without it the limit holds within this process only.
+   */
+  sharedLimits?: { redis: Redis; prefix: string };
   /**
    * The whole SMTP conversation of one address, milliseconds (default 4000): the cap a tarpit can cost.
    * A server that answers takes one round trip per command (well under a second).
@@ -83,7 +91,12 @@ export const DEFAULT_DNSBL_ZONES = [
 
 export const DEFAULT_DKIM_SELECTORS = ['default', 'google', 'selector1', 'selector2', 'k1', 'dkim', 's1', 'mail'];
 
-export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom' | 'smtpProxy'>> & { dnsServers?: string[]; mailFrom: string; smtpProxy?: SocksProxy };
+export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom' | 'smtpProxy' | 'sharedLimits'>> & {
+  dnsServers?: string[];
+  mailFrom: string;
+  smtpProxy?: SocksProxy;
+  sharedLimits?: LocalEngineOptions['sharedLimits'];
+};
 
 export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
   const heloName = o.heloName ?? 'localhost';
@@ -104,6 +117,8 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
     heloName,
     starttls: o.starttls ?? true,
     maxConnectionsPerHost: o.maxConnectionsPerHost ?? 3,
+    maxSessionsPerSecondPerHost: o.maxSessionsPerSecondPerHost ?? 0,
+    sharedLimits: o.sharedLimits,
     catchAllProbe: o.catchAllProbe ?? true,
     allowPrivateMx: o.allowPrivateMx ?? false,
     dnsblZones: o.dnsblZones ?? DEFAULT_DNSBL_ZONES,

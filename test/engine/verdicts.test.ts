@@ -1,8 +1,11 @@
 import { startMailWorld, type MailWorld } from '../fakes/mail-peers';
-import { engineFor } from './helpers';
+import type { LocalEngineOptions } from '@verify-hub/engine';
+import { engineFor as loopbackEngine } from './helpers';
 
 describe('verdicts a marketer can trust', () => {
   let world: MailWorld;
+  // Timeouts with room for a loaded machine: these tests are about verdicts, not speed.
+  const engineFor = (w: MailWorld, options: LocalEngineOptions = {}) => loopbackEngine(w, { dnsTimeoutMs: 2000, smtpCommandTimeoutMs: 2000, ...options });
 
   beforeAll(async () => {
     world = await startMailWorld();
