@@ -55,6 +55,9 @@ export const ConfigSchema = z.strictObject({
   // Lets MX hosts on loopback/private addresses be probed: for a lab with its own DNS and SMTP peers only.
   ENGINE_ALLOW_PRIVATE_MX: z.enum(['on', 'off']).default('off'),
   ENGINE_ACCEPT_ALL_VERDICT: z.enum(['risky', 'unknown']).default('risky'),
+  // The operator's own domain lists: comma-separated, or file:/path with one domain a line.
+  ENGINE_ALLOW_DOMAINS: z.string().min(1).optional(),
+  ENGINE_DENY_DOMAINS: z.string().min(1).optional(),
   // socks5://[user:password@]host:port: the local engine's SMTP connections go through it (cloud hosts block port 25).
   ENGINE_SMTP_PROXY: url(['socks5:', 'socks5h:']).optional(),
   ENGINE_REDIS_PREFIX: z.string().min(1).default('vh:engine:'),

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { parseSocksProxy, type SocksProxy } from './smtp-session';
+import type { OperatorDomainLists } from './checks/domain-lists';
 
 /** Settings of the local engine. Every network step is bounded by one of these timeouts. */
 export interface LocalEngineOptions {
@@ -54,6 +55,10 @@ export interface LocalEngineOptions {
    * (`ENGINE_SMTP_PROXY`): cloud hosts block outbound port 25. DNS is still asked directly.
    */
   smtpProxy?: string;
+  /** Domains never treated as disposable, whatever the lists say (`ENGINE_ALLOW_DOMAINS`); subdomains included. */
+  allowDomains?: string[];
+  /** Domains treated as disposable (`ENGINE_DENY_DOMAINS`); subdomains included. */
+  denyDomains?: string[];
   /** Probe a random address to detect catch-all domains (default true). */
   catchAllProbe?: boolean;
   /**
@@ -91,7 +96,8 @@ export const DEFAULT_DNSBL_ZONES = [
 
 export const DEFAULT_DKIM_SELECTORS = ['default', 'google', 'selector1', 'selector2', 'k1', 'dkim', 's1', 'mail'];
 
-export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom' | 'smtpProxy' | 'sharedLimits'>> & {
+export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | 'mailFrom' | 'smtpProxy' | 'sharedLimits' | 'allowDomains' | 'denyDomains'>> & {
+  operatorLists: OperatorDomainLists;
   dnsServers?: string[];
   mailFrom: string;
   smtpProxy?: SocksProxy;
@@ -102,6 +108,7 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
   const heloName = o.heloName ?? 'localhost';
   return {
     dnsServers: o.dnsServers,
+    operatorLists: { allow: domainSet(o.allowDomains), deny: domainSet(o.denyDomains) },
     smtpProxy: o.smtpProxy ? parseSocksProxy(o.smtpProxy) : undefined,
     dnsTimeoutMs: o.dnsTimeoutMs ?? 2000,
     smtp: o.smtp ?? true,
@@ -127,4 +134,8 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
     randomToken: o.randomToken ?? (() => require('node:crypto').randomBytes(6).toString('hex') as string),
     now: o.now ?? (() => new Date()),
   };
+}
+
+function domainSet(domains: string[] | undefined): Set<string> {
+  return new Set((domains ?? []).map((d) => d.trim().toLowerCase().replace(/^@/, '').replace(/\.$/, '')).filter(Boolean));
 }

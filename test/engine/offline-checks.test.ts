@@ -68,9 +68,14 @@ describe('checks that need no network', () => {
     expect(typoSuggestion('acme-mail.com')).toBeNull();
   });
 
-  it('a typo domain is a high spam-trap risk', async () => {
-    const v = await new LocalEngine({ dnsServers: [dns.address], dnsTimeoutMs: 100, smtp: false }).verify('john@gmial.com');
+  it('a typo domain without mail hosts is a high spam-trap risk (one with working mail hosts is judged by SMTP: verdicts.test.ts)', async () => {
+    const v = await new LocalEngine({ dnsServers: [dns.address], dnsTimeoutMs: 100, smtp: false }).verify('john@gmaill.com');
     expect(v.checks).toMatchObject({ typoSuggestion: 'gmail.com', spamTrapRisk: 'high' });
+  });
+
+  it('a typo domain on the disposable list (gmial.com is) is disposable, and still gets its suggestion', async () => {
+    const v = await new LocalEngine({ dnsServers: [dns.address], dnsTimeoutMs: 100, smtp: false }).verify('john@gmial.com');
+    expect(v).toMatchObject({ risk: 'risky', reason: 'disposable', checks: { typoSuggestion: 'gmail.com' } });
   });
 
   it('tells role accounts from people', () => {

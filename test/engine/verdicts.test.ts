@@ -10,9 +10,9 @@ describe('verdicts a marketer can trust', () => {
   beforeAll(async () => {
     world = await startMailWorld();
     // A real domain one letter from gmail.com, with its own working mail host.
-    world.dns.set('gmial.com', { MX: [{ exchange: 'mx.gmial.com', priority: 10 }], TXT: ['v=spf1 -all'] }).set('mx.gmial.com', { A: ['127.0.0.1'] });
-    world.dns.set('_dmarc.gmial.com', { TXT: ['v=DMARC1; p=reject'] });
-    world.smtp.script('ana@gmial.com', 'accept');
+    world.dns.set('gmaill.com', { MX: [{ exchange: 'mx.gmaill.com', priority: 10 }], TXT: ['v=spf1 -all'] }).set('mx.gmaill.com', { A: ['127.0.0.1'] });
+    world.dns.set('_dmarc.gmaill.com', { TXT: ['v=DMARC1; p=reject'] });
+    world.smtp.script('ana@gmaill.com', 'accept');
     world.smtp.script('policy@acme-mail.com', { code: 550, message: '5.7.1 Service unavailable, Client host [192.0.2.1] blocked using Spamhaus' });
     world.smtp.script('generic@acme-mail.com', { code: 550, message: 'Requested action not taken: mailbox unavailable' });
     world.smtp.script('m365@acme-mail.com', { code: 550, message: '5.4.1 Recipient address rejected: Access denied. AS(201806281)' });
@@ -24,7 +24,7 @@ describe('verdicts a marketer can trust', () => {
   });
 
   it('a domain with working MX is never downgraded for being close to a big provider: the suggestion only travels as did_you_mean', async () => {
-    const v = await engineFor(world).verify('ana@gmial.com');
+    const v = await engineFor(world).verify('ana@gmaill.com');
     expect(v).toMatchObject({ risk: 'safe', reason: 'deliverable', score: 95, checks: { typoSuggestion: 'gmail.com', spamTrapRisk: 'none' } });
   });
 

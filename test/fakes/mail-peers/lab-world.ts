@@ -65,7 +65,7 @@ const DOMAINS: Record<string, { mx: string[]; ip?: string[] }> = {
   'policy-greeting.com': { mx: ['mx.policy-greeting.com'], ip: ['127.0.0.23'] },
   'sender-block.com': { mx: ['mx.sender-block.com'], ip: ['127.0.0.24'] },
   'gone-mx.com': { mx: ['mx.gone-mx.com'], ip: ['127.0.0.99'] },
-  'gmial.com': { mx: ['mx.gmial.com'] },
+  'gmaill.com': { mx: ['mx.gmaill.com'] },
   'postfix-lab.com': { mx: ['mx.postfix-lab.com'] },
 };
 
@@ -85,7 +85,7 @@ function plans(): PeerPlan[] {
         ['stuffed@gmail.com', example('google', 'over quota'), { truth: 'exists', expected: 'risky', behaviour: 'Google: 452 4.2.2 over quota' }],
         ['popular@gmail.com', example('google', 'the user receives mail too fast'), { ...later, truth: 'exists', behaviour: 'Google: 450 4.2.1 receiving mail at a rate' }],
         ['spammed@gmail.com', example('google', 'IP not authorised'), { ...policy, behaviour: 'Google: 550 5.7.1 unsolicited mail (IP)' }],
-        ['ceo@ws-acme.com', 'accept', { ...exists, behaviour: 'Google Workspace: existing mailbox' }],
+        ['sundar@ws-acme.com', 'accept', { ...exists, behaviour: 'Google Workspace: existing mailbox' }],
         ['nobody@ws-acme.com', example('google', 'account does not exist'), { ...missing('google'), behaviour: 'Google Workspace: 5.1.1' }],
         ['anyone@ws-catchall.com', 'accept', { truth: 'unknowable', expected: 'risky', behaviour: 'Google Workspace: catch-all routing' }],
       ],
@@ -164,7 +164,7 @@ function plans(): PeerPlan[] {
         ['anyone@catchall-corp.com', 'accept', { truth: 'unknowable', expected: 'risky', behaviour: 'catch-all domain' }],
         ['x@implicit-mx.com', 'accept', { ...exists, behaviour: 'no MX: A-record fallback' }],
         ['kim@fallback-mx.com', 'accept', { ...exists, behaviour: 'first MX 421, second MX answers' }],
-        ['ana@gmial.com', 'accept', { ...exists, behaviour: 'real domain one letter from gmail.com, working MX' }],
+        ['ana@gmaill.com', 'accept', { ...exists, behaviour: 'real domain one letter from gmail.com, working MX' }],
         ['pat@postfix-lab.com', 'accept', { ...exists, behaviour: 'Postfix: existing mailbox' }],
         ['ghost@postfix-lab.com', { code: 550, message: '5.1.1 <ghost@postfix-lab.com>: Recipient address rejected: User unknown in local recipient table' }, { ...missing('any'), behaviour: 'Postfix: 5.1.1 user unknown' }],
         ['denied@postfix-lab.com', example('any', 'Postfix restriction'), { ...policy, truth: 'exists', behaviour: 'Postfix: 5.7.1 Access denied (restriction)' }],
