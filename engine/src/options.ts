@@ -18,7 +18,7 @@ export interface LocalEngineOptions {
   smtpCommandTimeoutMs?: number;
   /** The whole verification, milliseconds (default 20000): past it the result is unknown. */
   totalTimeoutMs?: number;
-  /** The envelope sender of the probe (default `verify@<heloName>`). Nothing is ever sent. */
+  /** The envelope sender of the probe (default `verify@<heloName>`). Nothing is ever sent. Use an address at a domain you own. */
   mailFrom?: string;
   /** Name given in EHLO (default `localhost`: set a real name that resolves to your IP in production). */
   heloName?: string;
@@ -105,7 +105,7 @@ export type ResolvedOptions = Required<Omit<LocalEngineOptions, 'dnsServers' | '
 };
 
 export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
-  const heloName = o.heloName ?? 'localhost';
+  const heloName = o.heloName ?? defaultHeloName(o.mailFrom);
   return {
     dnsServers: o.dnsServers,
     operatorLists: { allow: domainSet(o.allowDomains), deny: domainSet(o.denyDomains) },
@@ -138,4 +138,16 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
 
 function domainSet(domains: string[] | undefined): Set<string> {
   return new Set((domains ?? []).map((d) => d.trim().toLowerCase().replace(/^@/, '').replace(/\.$/, '')).filter(Boolean));
+}
+
+/**
+ * The EHLO name when none is set: the domain of the operator's MAIL FROM (a domain they own), else this
+ * machine's host name when it is fully qualified, else `localhost` (`heloNameIsFallback` tells the CLI to
+ * warn: big providers refuse a probe that introduces itself so).
+ */
+export function defaultHeloName(mailFrom: string | undefined): string {
+  const fromDomain = mailFrom?.slice(mailFrom.lastIndexOf('@') + 1).toLowerCase();
+  if (fromDomain && fromDomain.includes('.')) return fromDomain;
+  const host = require('node:os').hostname() as string;
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(host) && !/\.(local|localdomain|internal|lan)$/i.test(host) ? host.toLowerCase() : 'localhost';
 }

@@ -151,3 +151,12 @@ describe('SMTP reply classification: codes and enhanced codes first, then phrase
     expect(classifyReply(reply)).toBe('mailbox_not_found');
   });
 });
+
+describe('EHLO name and envelope sender defaults', () => {
+  it('the EHLO name follows the operator’s MAIL FROM domain; MAIL FROM follows an EHLO name', () => {
+    expect(new LocalEngine({ mailFrom: 'probe@verifier.acme-tools.com' }).options).toMatchObject({ heloName: 'verifier.acme-tools.com', mailFrom: 'probe@verifier.acme-tools.com' });
+    expect(new LocalEngine({ heloName: 'mx-check.acme-tools.com' }).options).toMatchObject({ heloName: 'mx-check.acme-tools.com', mailFrom: 'verify@mx-check.acme-tools.com' });
+    const fallback = new LocalEngine().options.heloName;
+    expect(fallback === 'localhost' || /\./.test(fallback)).toBe(true);
+  });
+});

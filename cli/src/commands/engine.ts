@@ -50,6 +50,9 @@ export function register(program: Command): void {
         logger: log,
       });
       log.info({ url: server.url }, 'engine API listening; create a key with `verify-hub engine keys create --name <name>`');
+      if (!config.ENGINE_HELO_NAME && !config.ENGINE_MAIL_FROM) {
+        log.warn('ENGINE_HELO_NAME and ENGINE_MAIL_FROM are not set: the probe introduces itself as this host; set them to a domain you own (with reverse DNS to this IP), or big providers refuse it (smtp_policy_block)');
+      }
       await untilSignal(() => server.close());
     });
 
