@@ -87,6 +87,13 @@ async function conversation(ip: string, hostName: string, address: string, domai
     if (from.code !== 250) return fail(result, 'sender_rejected', from);
     const rcpt = await session.command(`RCPT TO:<${address}>`);
     pooled.rcpts++;
+    // A reused session may reach the server's per-session recipient limit before ours: that is about the
+    // session, not the mailbox, so this address gets a fresh one.
+    if (reused && rcpt.code === 452 && /too many recipients/i.test(rcpt.text)) {
+      await pooled.session.quit();
+      pooled = undefined;
+      return await conversation(ip, hostName, address, domain, strategy, { ...s, pool: undefined }, useTls);
+    }
     result.rcpt = { class: classifyReply(rcpt), reply: rcpt };
     if (result.rcpt.class === 'accepted' && s.catchAllProbe && catchAllProbeWorthIt(strategy, domain)) {
       const answer = await s.catchAll.answer(domain, async () => {

@@ -39,6 +39,21 @@ describe('SMTP session reuse', () => {
     for (const commands of conversations()) expect(commands.filter((c) => c === 'RCPT')).toHaveLength(2);
   });
 
+  it('a server that allows fewer recipients per session than the engine: "452 4.5.3 Too many recipients" starts a fresh session, never a verdict', async () => {
+    const strict = await startMailWorld({ maxRcptPerSession: 2 });
+    try {
+      for (let i = 0; i < 6; i++) strict.smtp.script(`p${i}@acme-mail.com`, 'accept');
+      const engine = engineFor(strict, { smtpSessionIdleMs: 5000, maxRcptPerSession: 20, catchAllProbe: false });
+      const verdicts = [];
+      for (let i = 0; i < 6; i++) verdicts.push((await engine.verify(`p${i}@acme-mail.com`)).reason);
+      expect(verdicts).toEqual(Array(6).fill('deliverable'));
+      await engine.close();
+      expect(strict.smtp.connections.size).toBeGreaterThanOrEqual(3);
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it('a session the server closed while idle is replaced, and the verdict is unchanged', async () => {
     world.smtp.connections.clear();
     const engine = engineFor(world, { smtpSessionIdleMs: 5000, catchAllProbe: false });

@@ -29,7 +29,7 @@ export interface SmtpPeerOptions {
   rejectConnection?: { code: number; message: string };
   /** Refuse MAIL FROM until STARTTLS (a server that requires TLS: 530 5.7.0). */
   requireTls?: boolean;
-  /** Answer `452 4.5.3 Too many recipients` past this many RCPTs in one session. */
+  /** Answer `452 4.5.3 Too many recipients` past this many RCPTs on one connection (RSET does not reset it). */
   maxRcptPerSession?: number;
   /** Delay before the greeting, MAIL and RCPT replies, ms (a distant server; default 0). */
   replyDelayMs?: number;
@@ -56,6 +56,7 @@ export class SmtpPeer {
   private readonly domainDefaults = new Map<string, MailboxBehaviour>();
   private server?: SMTPServer;
   private readonly hanging = new Set<() => void>();
+  private readonly rcptCounts = new Map<string, number>();
 
   constructor(private readonly options: SmtpPeerOptions = {}) {}
 
@@ -187,8 +188,11 @@ export class SmtpPeer {
 
   private onRcpt(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void): void {
     const lower = address.address.toLowerCase();
+    // Counted per connection, across RSETs, as providers count.
     const max = this.options.maxRcptPerSession;
-    if (max !== undefined && session.envelope.rcptTo.length >= max) return callback(smtpError(452, '4.5.3 Too many recipients'));
+    const count = this.rcptCounts.get(session.id) ?? 0;
+    if (max !== undefined && count >= max) return callback(smtpError(452, '4.5.3 Too many recipients'));
+    this.rcptCounts.set(session.id, count + 1);
     // RFC 6531: a non-ASCII mailbox needs MAIL FROM ... SMTPUTF8.
     if (/[^\p{ASCII}]/u.test(lower) && !(session.envelope as { smtpUtf8?: boolean }).smtpUtf8) return callback(smtpError(553, '5.6.7 SMTPUTF8 required for a non-ASCII address'));
     const behaviour = this.scripts.get(lower) ?? this.domainDefaults.get(lower.slice(lower.lastIndexOf('@') + 1)) ?? this.options.unscripted ?? 'not-found';
