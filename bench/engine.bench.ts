@@ -129,7 +129,8 @@ const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
 
 async function main(): Promise<void> {
   const peers = await startPeers();
-  const common = { dnsServers: [peers.dnsServer], smtpPort: peers.smtpPort, allowPrivateMx: true, heloName: 'bench.local', mailFrom: 'probe@bench.local' };
+  // One session per address (no reuse), so the engine does the same round trips as the baseline client.
+  const common = { dnsServers: [peers.dnsServer], smtpPort: peers.smtpPort, allowPrivateMx: true, heloName: 'bench.local', mailFrom: 'probe@bench.local', smtpSessionIdleMs: 0 };
   const cold = new LocalEngine({ ...common, domainCacheTtlMs: 0 });
   const warm = new LocalEngine({ ...common });
   const check = await cold.verify(ADDRESS);

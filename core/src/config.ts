@@ -54,6 +54,14 @@ export const ConfigSchema = z.strictObject({
   ENGINE_SMTP_PORT: port.default(25),
   ENGINE_MAIL_FROM: z.email().optional(),
   ENGINE_HELO_NAME: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a host name').optional(),
+  // Lets MX hosts on loopback/private addresses be probed: for a lab with its own DNS and SMTP peers only.
+  ENGINE_ALLOW_PRIVATE_MX: z.enum(['on', 'off']).default('off'),
+  ENGINE_ACCEPT_ALL_VERDICT: z.enum(['risky', 'unknown']).default('risky'),
+  // The operator's own domain lists: comma-separated, or file:/path with one domain a line.
+  ENGINE_ALLOW_DOMAINS: z.string().min(1).optional(),
+  ENGINE_DENY_DOMAINS: z.string().min(1).optional(),
+  // socks5://[user:password@]host:port: the local engine's SMTP connections go through it (cloud hosts block port 25).
+  ENGINE_SMTP_PROXY: url(['socks5:', 'socks5h:']).optional(),
   ENGINE_REDIS_PREFIX: z.string().min(1).default('vh:engine:'),
   // The sync pipeline (sync-jobs/README.md): `verify-hub worker`, `sync`, `runs`.
   VERIFY_HUB_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'must be letters, digits, colon, dash or underscore').default('vh:sync'),
@@ -82,7 +90,7 @@ export const ConfigSchema = z.strictObject({
 export type Config = z.infer<typeof ConfigSchema>;
 
 export const SECRET_NAMES = new Set([
-  'ENGINE_API_KEY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'MAILCHIMP_API_KEY', 'MAILCHIMP_CLIENT_SECRET', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY',
+  'ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'MAILCHIMP_API_KEY', 'MAILCHIMP_CLIENT_SECRET', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY',
 ]);
 
 /** Environment variables with these prefixes are ours: an unknown one is a typo worth stopping for. */

@@ -21,7 +21,12 @@ import { resolveOptions, type LocalEngineOptions, type ResolvedOptions } from '.
 import { detectProvider, type ProviderStrategy } from './providers';
 import { deliverabilityGrade, scoreFor } from './scoring';
 import { probeMailbox, type ProbeResult } from './smtp-probe';
+import { classifyReply, type ReplyClass } from './smtp-classify';
+import type { SmtpReply } from './smtp-session';
 import { HostLimiter } from './host-limiter';
+import { SharedHostLimiter, type HostSlots } from './shared-host-limiter';
+import { CatchAllCache } from './catch-all-cache';
+import { SmtpSessionPool } from './smtp-session-pool';
 import { TtlCache } from './ttl-cache';
 
 /** The names of the 28 checks, as reported (engine/README.md has the table). */
@@ -57,14 +62,21 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   dnsUnavailable = false;
   private readonly dns: DnsClient;
   private readonly domainCache: TtlCache<DomainFacts>;
-  private readonly hostLimiter: HostLimiter;
+  private readonly hostLimiter: HostSlots;
+  private readonly catchAllCache: CatchAllCache;
+  private readonly sessionPool: SmtpSessionPool;
 
   constructor(options: LocalEngineOptions = {}) {
     super();
     this.options = resolveOptions(options);
     this.dns = new DnsClient(this.options.dnsServers, this.options.dnsTimeoutMs, this.options.domainCacheTtlMs);
     this.domainCache = new TtlCache(this.options.domainCacheTtlMs);
-    this.hostLimiter = new HostLimiter(this.options.maxConnectionsPerHost);
+    const shared = this.options.sharedLimits;
+    this.hostLimiter = shared
+      ? new SharedHostLimiter({ ...shared, maxConnectionsPerHost: this.options.maxConnectionsPerHost, maxSessionsPerSecondPerHost: this.options.maxSessionsPerSecondPerHost, leaseMs: this.options.smtpBudgetMs + 1000 })
+      : new HostLimiter(this.options.maxConnectionsPerHost);
+    this.catchAllCache = new CatchAllCache(this.options.domainCacheTtlMs);
+    this.sessionPool = new SmtpSessionPool(this.options.smtpSessionIdleMs, this.options.maxRcptPerSession, this.options.maxConnectionsPerHost);
   }
 
   /** Whether the resolver can see the internet (it answers for `com`). Sets `dnsUnavailable` and emits once. */
@@ -78,6 +90,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   /** Forgets cached domain facts (for example after the resolver was fixed). */
   clearCache(): void {
     this.domainCache.clear();
+    this.catchAllCache.clear();
   }
 
   async verify(input: string, { signal }: VerifyOptions = {}): Promise<Verification> {
@@ -101,10 +114,10 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       mx: null,
       smtp: null,
       smtpCheck: 'not_checked',
-      disposable: !syntax.ipLiteral && isDisposableDomain(domain),
+      disposable: !syntax.ipLiteral && isDisposableDomain(domain, this.options.operatorLists),
       roleAccount,
       catchAll: null,
-      freeProvider: !syntax.ipLiteral && isFreeProviderDomain(domain),
+      freeProvider: !syntax.ipLiteral && isFreeProviderDomain(domain, this.options.operatorLists),
       spamTrapRisk: 'none',
       typoSuggestion: typo,
       domainExists: null,
@@ -135,10 +148,13 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
           gibberish,
           spamTrapRisk: checks.spamTrapRisk,
           blacklisted: trapEvidence.blacklisted,
-          typoSuggestion: typo !== null,
+          // A suggestion suggests; it never condemns a domain that has working mail hosts.
+          typoSuggestion: trapEvidence.typoDomain,
           noAuthentication: auth !== undefined && auth.spf === 'missing' && auth.dmarc === 'missing',
         },
         hasMailHost,
+        // The operator's choice for providers that accept every RCPT (engine/README.md "Provider strategies").
+        reason === 'provider_accepts_all' && this.options.acceptAllVerdict === 'unknown',
       );
       return VerificationSchema.parse({
         email,
@@ -188,6 +204,9 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       const strategy = detectProvider(hosts.hosts.map((h) => h.name));
       checks.provider = strategy?.id ?? null;
       checks.mx = true;
+      // A real domain with mail hosts that happens to be close to a big provider is not a typo trap:
+      // the suggestion travels as did_you_mean, and the SMTP answer decides.
+      trapEvidence.typoDomain = false;
       checks.implicitMx = hosts.implicit;
       const allPrivate = hosts.hosts.every((h) => h.addresses.every(isNonPublicAddress));
       checks.mxPrivate = allPrivate;
@@ -196,17 +215,24 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       if (!this.options.smtp) return finish('smtp_not_checked');
 
       const usable = this.options.allowPrivateMx ? hosts.hosts : publicOnly(hosts.hosts);
-      const probe = await this.hostLimiter.run(usable[0]?.name ?? domain, combined, () => probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
-        port: this.options.smtpPort,
-        heloName: this.options.heloName,
-        mailFrom: this.options.mailFrom,
-        starttls: this.options.starttls,
-        catchAllProbe: this.options.catchAllProbe,
-        connectTimeoutMs: this.options.smtpConnectTimeoutMs,
-        commandTimeoutMs: this.options.smtpCommandTimeoutMs,
-        randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
-        signal: combined,
-      }));
+      const probe = await this.hostLimiter.run(usable[0]?.name ?? domain, combined, () =>
+        withBudget(combined, this.options.smtpBudgetMs, (budget) =>
+          probeMailbox(usable, pre.normalized.replace(/@[^@]*$/, `@${domain}`), domain, strategy, {
+            port: this.options.smtpPort,
+            heloName: this.options.heloName,
+            mailFrom: this.options.mailFrom,
+            starttls: this.options.starttls,
+            catchAllProbe: this.options.catchAllProbe,
+            connectTimeoutMs: Math.min(this.options.smtpConnectTimeoutMs, this.options.smtpBudgetMs),
+            commandTimeoutMs: this.options.smtpCommandTimeoutMs,
+            randomLocalPart: () => `vh-probe-${this.options.randomToken()}`,
+            catchAll: this.catchAllCache,
+            proxy: this.options.smtpProxy,
+            pool: this.sessionPool.enabled ? this.sessionPool : undefined,
+            signal: budget,
+          }),
+        ),
+      );
       if (signal?.aborted) throw signal.reason;
       return finish(applyProbe(probe, checks, strategy, trapEvidence));
     };
@@ -228,6 +254,11 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
     }
+  }
+
+  /** Ends the SMTP sessions kept open for the next address (idle ones never keep the process alive anyway). */
+  async close(): Promise<void> {
+    await this.sessionPool.close();
   }
 
   private async domainFacts(domain: string): Promise<DomainFacts> {
@@ -276,7 +307,8 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
   checks.smtpGreeting = probe.greeting;
   checks.starttls = probe.starttls;
   const reply = probe.rcpt?.reply ?? probe.failureReply;
-  checks.smtpReply = reply ? { code: reply.code, enhanced: reply.enhanced, class: probe.rcpt?.class ?? probe.failure } : null;
+  const failureClass = probe.failureReply && probe.failureReply.code < 500 ? classifyReply(probe.failureReply) : null;
+  checks.smtpReply = reply ? { code: reply.code, enhanced: reply.enhanced, class: probe.rcpt?.class ?? failureClass ?? probe.failure } : null;
   switch (probe.failure) {
     case 'connect_failed':
     case 'tls_failed':
@@ -291,8 +323,10 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
     case 'greeting_rejected':
     case 'helo_rejected':
     case 'sender_rejected':
+      // A 4xx before RCPT (421 at connect: busy, too many connections) is a "come back later", with a hint.
+      if (failureClass) return temporaryOutcome(failureClass, probe.failureReply!, checks);
       checks.smtpCheck = 'blocked';
-      return 'smtp_blocked';
+      return 'smtp_policy_block';
     case null:
       break;
   }
@@ -311,26 +345,28 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
       Object.assign(checks, { smtp: true, smtpCheck: 'mailbox_full' });
       return 'mailbox_full';
     case 'greylisted':
-      checks.smtpCheck = 'greylisted';
-      checks.retryAfterSeconds = retryHint(rcpt.reply.text);
-      return 'greylisted';
+    case 'rate_limited':
     case 'temporary':
-      checks.smtpCheck = 'temporary_failure';
-      return 'smtp_temporary_failure';
+      return temporaryOutcome(rcpt.class, rcpt.reply, checks);
     case 'blocked':
       checks.smtpCheck = 'blocked';
-      return 'smtp_blocked';
+      return 'smtp_policy_block';
     case 'ambiguous':
       checks.smtpCheck = 'ambiguous';
       return 'smtp_ambiguous';
     case 'accepted':
       break;
   }
-  checks.smtp = true;
   if (strategy?.acceptsAllRcpt) {
+    // A 250 from a provider that accepts every RCPT proves nothing about the mailbox: say so, never "safe".
+    checks.smtpCheck = 'deliverable';
     checks.catchAll = true;
     checks.catchAllConfidence = 0.9;
-  } else if (probe.randomAccepted !== null) {
+    trap.catchAll = true;
+    return 'provider_accepts_all';
+  }
+  checks.smtp = true;
+  if (probe.randomAccepted !== null) {
     checks.catchAll = probe.randomAccepted;
     checks.catchAllConfidence = probe.randomAccepted ? 0.95 : 0.05;
   }
@@ -342,14 +378,48 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
   return 'deliverable';
 }
 
+/** Greylisting, rate limits and other 4xx: unknown, re-checked after the server's figure (else a default per kind). */
+function temporaryOutcome(cls: ReplyClass, reply: SmtpReply, checks: Checks & Record<string, unknown>): string {
+  if (cls === 'greylisted') {
+    checks.smtpCheck = 'greylisted';
+    checks.retryAfterSeconds = retryHint(reply.text, 300);
+    return 'greylisted';
+  }
+  checks.smtpCheck = 'temporary_failure';
+  if (cls === 'rate_limited') {
+    checks.retryAfterSeconds = retryHint(reply.text, 900);
+    return 'smtp_rate_limited';
+  }
+  checks.retryAfterSeconds = retryHint(reply.text, 300);
+  return 'smtp_temporary_failure';
+}
+
+/**
+ * Runs the SMTP work of one address under its own budget (the tarpit cap): past it the session ends as a
+ * timeout. The budget starts when the host's turn comes, so waiting behind other addresses is not counted.
+ */
+async function withBudget<T>(parent: AbortSignal, budgetMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(new Error('SMTP time budget spent')), budgetMs);
+  const onParentAbort = () => budget.abort(parent.reason);
+  if (parent.aborted) budget.abort(parent.reason);
+  parent.addEventListener('abort', onParentAbort, { once: true });
+  try {
+    return await work(budget.signal);
+  } finally {
+    clearTimeout(timer);
+    parent.removeEventListener('abort', onParentAbort);
+  }
+}
+
 function publicOnly(hosts: MailHost[]): MailHost[] {
   return hosts.map((h) => ({ ...h, addresses: h.addresses.filter((a) => !isNonPublicAddress(a)) })).filter((h) => h.addresses.length > 0);
 }
 
-/** Seconds to wait before re-checking a greylisted address: what the server says, else 5 minutes. */
-function retryHint(text: string): number {
+/** Seconds to wait before re-checking: what the server says, else the fallback. */
+function retryHint(text: string, fallback: number): number {
   const m = /(\d+)\s*(s|sec|secs|seconds?|m|min|mins|minutes?)\b/i.exec(text);
-  if (!m) return 300;
+  if (!m) return fallback;
   const n = Number(m[1]);
   return /^m/i.test(m[2]!) ? n * 60 : n;
 }

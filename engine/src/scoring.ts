@@ -9,6 +9,7 @@ export const BASE_SCORES: Record<string, { risk: Risk; score: number }> = {
   deliverable: { risk: 'safe', score: 95 },
   role_account: { risk: 'risky', score: 60 },
   catch_all: { risk: 'risky', score: 50 },
+  provider_accepts_all: { risk: 'risky', score: 50 },
   ip_literal: { risk: 'risky', score: 40 },
   mailbox_full: { risk: 'risky', score: 30 },
   disposable: { risk: 'risky', score: 20 },
@@ -39,8 +40,8 @@ export interface ScoreEvidence {
 
 export const PENALTIES = { gibberish: 10, spamTrapLow: 5, spamTrapMedium: 15, blacklisted: 10, typoSuggestion: 10, noAuthentication: 5 };
 
-export function scoreFor(reason: string, evidence: ScoreEvidence, unknownWithMailHost = false): { risk: Risk; score: number } {
-  const base = BASE_SCORES[reason];
+export function scoreFor(reason: string, evidence: ScoreEvidence, unknownWithMailHost = false, forceUnknown = false): { risk: Risk; score: number } {
+  const base = forceUnknown ? undefined : BASE_SCORES[reason];
   if (!base) return { risk: 'unknown', score: unknownWithMailHost ? UNKNOWN_SCORE_WITH_MAIL_HOST : 0 };
   let score = base.score;
   if (base.risk === 'safe' || base.risk === 'risky') {

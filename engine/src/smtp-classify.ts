@@ -1,52 +1,50 @@
 import type { SmtpReply } from './smtp-session';
+import { REPLY_RULES, type ReplyClass } from './smtp-reply-rules';
 
-/** What an SMTP reply to RCPT TO (or to the steps before it) means for the mailbox. */
-export type ReplyClass =
-  | 'accepted'
-  | 'mailbox_not_found'
-  | 'mailbox_full'
-  | 'mailbox_disabled'
-  | 'greylisted'
-  | 'blocked' // our probe is refused (policy, reputation, blocklist): says nothing about the mailbox
-  | 'temporary' // another 4xx
-  | 'ambiguous'; // a 5xx that names no reason
+export type { ReplyClass } from './smtp-reply-rules';
 
-const NOT_FOUND = /(no such (user|mailbox|recipient|address)|user unknown|unknown (user|recipient|mailbox)|(mailbox|user|recipient|address|account)( \S+)? (does not|doesn't) exist|mailbox (is )?unavailable|mailbox not found|recipient not found|invalid (recipient|mailbox|address)|address rejected|recipient address rejected|not a valid mailbox|no mailbox|undeliverable address|unrouteable address|user not found)/i;
+/** Only phrases that name a missing mailbox: RFC 5321's generic "mailbox unavailable" is often a policy block. */
+const NOT_FOUND = /(no such (user|mailbox|recipient|address)|user unknown|unknown (user|recipient|mailbox)|(mailbox|user|recipient|address|account)( \S+)? (does not|doesn't) exist|mailbox not found|recipient not found|user not found|invalid (recipient|mailbox)|not a valid (mailbox|recipient)|no mailbox here|unrouteable address)/i;
 const FULL = /(mailbox (is )?full|over ?quota|quota exceeded|exceeded (the )?(storage|quota)|insufficient (system )?storage|mailbox size limit)/i;
-const DISABLED = /(disabled|deactivated|inactive|suspended|account (has been )?(closed|locked|terminated)|no longer (active|in use|valid)|mailbox (is )?locked|expired account)/i;
-const GREYLIST = /(grey ?list|gray ?list|try (again )?later|temporarily (deferred|rejected|unavailable)|please retry|deferred)/i;
-const BLOCKED = /(block(ed|list)|black ?list|spamhaus|spamcop|barracuda|sorbs|reputation|\bpolicy\b|access denied|client host|not allowed|relay(ing)? (denied|not permitted)|\brbl\b|dnsbl|banned|rate limit|too many)/i;
+const DISABLED = /((account|mailbox|user)( \S+)? (has been |is )?(disabled|deactivated|inactive|suspended|closed|locked|terminated)|no longer (active|in use)|expired account)/i;
+const GREYLIST = /(gr[ea]y ?list|try (again )?later|temporarily (deferred|rejected|unavailable)|please retry|deferred)/i;
+const RATE = /(rate limit|at a rate|unusual rate|too many (connections|messages|recipients|concurrent|sessions)|unexpected volume|server busy|throttl)/i;
+const BLOCKED = /(block(ed|list)|black ?list|spamhaus|spamcop|barracuda|sorbs|reputation|\bpolicy\b|access denied|client host|not allowed|not authori[sz]ed|relay(ing)? (denied|not permitted|disallowed)|\brbl\b|dnsbl|banned|spam|helo|sender|reverse dns|ptr)/i;
 
 /**
- * Classifies a reply: the reply code and the RFC 3463 enhanced status code first (they are
- * standardised), then the text (servers word things very differently). The order of the phrase tests
- * matters: "mailbox unavailable: over quota" is full, not missing.
+ * Classifies a reply. Order: documented provider answers (REPLY_RULES), then the RFC 3463 enhanced status
+ * code, then the text. An address is only called missing on positive evidence: 5.1.x (except the sender
+ * codes 5.1.7/5.1.8 and the inconclusive 5.1.4/5.1.5) or a phrase that names a missing mailbox. 5.7.x and
+ * policy texts are `blocked`, never missing; a 5xx naming nothing is `ambiguous` (unknown, re-checked).
  */
 export function classifyReply(reply: SmtpReply): ReplyClass {
   const { code, enhanced, text } = reply;
   if (code >= 200 && code < 300) return 'accepted';
-  const [cls, subject, detail] = (enhanced ?? '').split('.').map(Number);
+  const codeText = String(code);
+  const rule = REPLY_RULES.find((r) => r.code.test(codeText) && (r.enhanced === null || (enhanced !== null && r.enhanced.test(enhanced))) && r.text.test(text));
+  if (rule) return rule.class;
+  const [, subject, detail] = (enhanced ?? '').split('.').map(Number);
   if (code >= 400 && code < 500) {
-    if (subject === 2 && detail === 2) return 'mailbox_full';
-    if (FULL.test(text)) return 'mailbox_full';
-    if (cls === 4 && subject === 7 && !BLOCKED.test(text)) return 'greylisted';
-    if (GREYLIST.test(text) || code === 450 || code === 451) return BLOCKED.test(text) && !GREYLIST.test(text) ? 'blocked' : 'greylisted';
+    if (FULL.test(text) || (subject === 2 && detail === 2)) return 'mailbox_full';
+    if (RATE.test(text) || code === 421) return 'rate_limited';
+    if (subject === 7 && BLOCKED.test(text) && !GREYLIST.test(text)) return 'blocked';
+    if (GREYLIST.test(text) || code === 450 || code === 451 || subject === 7) return 'greylisted';
     return 'temporary';
   }
-  if (code >= 500 && code < 600) {
-    if (enhanced) {
-      if (subject === 1 && (detail === 1 || detail === 0 || detail === 10 || detail === 6)) return 'mailbox_not_found';
-      if (subject === 2 && detail === 2) return 'mailbox_full';
-      if (subject === 2 && detail === 1) return 'mailbox_disabled';
-      // 5.7.x is "security or policy": servers also use it for full or disabled mailboxes, so the text decides first.
-      if (subject === 7) return FULL.test(text) ? 'mailbox_full' : DISABLED.test(text) ? 'mailbox_disabled' : 'blocked';
+  if (code < 500 || code >= 600) return 'ambiguous';
+  if (enhanced) {
+    if (subject === 1) {
+      if (detail === 7 || detail === 8) return 'blocked'; // the sender's address, not the recipient's
+      if (detail !== 4 && detail !== 5) return 'mailbox_not_found';
     }
-    if (code === 552 || FULL.test(text)) return 'mailbox_full';
-    if (DISABLED.test(text)) return 'mailbox_disabled';
-    if (BLOCKED.test(text)) return 'blocked';
-    if (NOT_FOUND.test(text)) return 'mailbox_not_found';
-    if (code === 553 && /mailbox name not allowed|not allowed/i.test(text)) return 'mailbox_not_found';
-    return 'ambiguous';
+    if (subject === 2 && detail === 2) return 'mailbox_full';
+    if (subject === 2 && detail === 1) return 'mailbox_disabled';
+    // 5.7.x is "security or policy": never a verdict on the mailbox (a full mailbox is still told apart).
+    if (subject === 7) return FULL.test(text) ? 'mailbox_full' : 'blocked';
   }
+  if (FULL.test(text) || (code === 552 && !enhanced && !RATE.test(text))) return 'mailbox_full';
+  if (BLOCKED.test(text) || RATE.test(text)) return 'blocked';
+  if (DISABLED.test(text)) return 'mailbox_disabled';
+  if (NOT_FOUND.test(text)) return 'mailbox_not_found';
   return 'ambiguous';
 }

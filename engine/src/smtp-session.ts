@@ -1,5 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { SocksClient } from 'socks';
 
 export interface SmtpReply {
   code: number;
@@ -24,6 +25,35 @@ export interface SmtpSessionOptions {
   connectTimeoutMs: number;
   commandTimeoutMs: number;
   signal?: AbortSignal;
+  /** Connect through this SOCKS5 proxy (cloud hosts block outbound port 25). */
+  proxy?: SocksProxy;
+}
+
+export interface SocksProxy {
+  host: string;
+  port: number;
+  userId?: string;
+  password?: string;
+}
+
+/**
+ * `socks5://[user:password@]host:port` as the `socks` client takes it. A malformed value is an error
+ * naming the setting, never echoing it (it may hold a password).
+ */
+export function parseSocksProxy(value: string): SocksProxy {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('ENGINE_SMTP_PROXY: must be a URL like socks5://host:1080');
+  }
+  if (url.protocol !== 'socks5:' && url.protocol !== 'socks5h:') throw new Error('ENGINE_SMTP_PROXY: must start with socks5://');
+  if (!url.hostname) throw new Error('ENGINE_SMTP_PROXY: needs a host');
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : 1080,
+    ...(url.username ? { userId: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : {}),
+  };
 }
 
 const MAX_REPLY_BYTES = 64 * 1024;
@@ -39,16 +69,36 @@ export class SmtpSession {
   private failure?: Error;
   private readonly onAbort = () => this.fail(new SmtpNetworkError('timeout', 'verification deadline reached'));
 
+  private signal?: AbortSignal;
+
   private constructor(socket: Socket, private readonly options: SmtpSessionOptions) {
     this.socket = socket;
     this.attach(socket);
-    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.bind(options.signal);
+  }
+
+  /** Ties the session to another verification's deadline (a session reused for the next address). */
+  bind(signal: AbortSignal | undefined): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = signal;
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Neither failed nor closed: it can carry another transaction. */
+  get usable(): boolean {
+    return !this.failure && !this.socket.destroyed;
+  }
+
+  /** While idle in a pool the session must not keep the process alive; in use it must. */
+  setIdle(idle: boolean): void {
+    if (idle) this.socket.unref();
+    else this.socket.ref();
   }
 
   /** Connects and reads the greeting. */
   static async open(options: SmtpSessionOptions): Promise<{ session: SmtpSession; greeting: SmtpReply }> {
     if (options.signal?.aborted) throw new SmtpNetworkError('timeout', 'verification deadline reached');
-    const socket = await new Promise<Socket>((resolve, reject) => {
+    const socket = options.proxy ? await connectThroughProxy(options, options.proxy) : await new Promise<Socket>((resolve, reject) => {
       const s = netConnect({ host: options.host, port: options.port });
       const timer = setTimeout(() => {
         s.destroy();
@@ -122,7 +172,7 @@ export class SmtpSession {
   }
 
   destroy(): void {
-    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.socket.destroy();
   }
 
@@ -174,6 +224,23 @@ export class SmtpSession {
     this.pending = undefined;
     pending?.reject(this.failure);
     this.socket.destroy();
+  }
+}
+
+/** A TCP connection to the mail server through the SOCKS5 proxy (the proxy resolves nothing: we give it the IP). */
+async function connectThroughProxy(options: SmtpSessionOptions, proxy: SocksProxy): Promise<Socket> {
+  try {
+    const { socket } = await SocksClient.createConnection({
+      proxy: { host: proxy.host, port: proxy.port, type: 5, ...(proxy.userId ? { userId: proxy.userId, password: proxy.password } : {}) },
+      command: 'connect',
+      destination: { host: options.host, port: options.port },
+      timeout: options.connectTimeoutMs,
+    });
+    return socket;
+  } catch (error) {
+    // The proxy's answer says which step failed; its address and credentials stay out of the message.
+    const why = /timed? ?out/i.test((error as Error).message) ? 'timeout' : 'connect_failed';
+    throw new SmtpNetworkError(why, `cannot connect to ${options.host}:${options.port} through the SOCKS5 proxy (${why === 'timeout' ? 'timed out' : 'refused'})`);
   }
 }
 

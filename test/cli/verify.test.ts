@@ -36,10 +36,10 @@ describe('verify-hub verify', () => {
 
   it('prints the verdict, the reason and each check in plain words, and the typo suggestion of the local engine', async () => {
     useLocalEngine();
-    const r = await cli('verify', 'someone@gmial.com');
+    const r = await cli('verify', 'someone@gmaill.com');
     expect(r.code).toBe(0);
-    // gmial.com does not exist in the loopback DNS: invalid, and the engine's typo check suggests gmail.com.
-    expect(r.out).toMatch(/^someone@gmial\.com: INVALID, score \d+\/100$/m);
+    // gmaill.com does not exist in the loopback DNS: invalid, and the engine's typo check suggests gmail.com.
+    expect(r.out).toMatch(/^someone@gmaill\.com: INVALID, score \d+\/100$/m);
     expect(r.out).toContain('Invalid: its domain does not exist. Do not send to this address.');
     expect(r.out).toContain('did you mean someone@gmail.com?');
     expect(r.out).toMatch(/Reason code: domain_not_found/);
@@ -62,10 +62,10 @@ describe('verify-hub verify', () => {
 
   it('--json prints the published answer shape (openapi.yaml VerificationResult), did_you_mean included', async () => {
     useLocalEngine();
-    const r = await cli('verify', 'someone@gmial.com', '--json');
+    const r = await cli('verify', 'someone@gmaill.com', '--json');
     expect(r.code).toBe(0);
     const answer = JSON.parse(r.out) as Record<string, unknown>;
-    expect(answer).toMatchObject({ email: 'someone@gmial.com', risk: 'invalid', reason: 'domain_not_found', did_you_mean: 'gmail.com', smtp_check: 'not_checked' });
+    expect(answer).toMatchObject({ email: 'someone@gmaill.com', risk: 'invalid', reason: 'domain_not_found', did_you_mean: 'gmail.com', smtp_check: 'not_checked' });
     // The same field order as the engine server's answers.
     expect(Object.keys(answer).slice(0, 3)).toEqual(['email', 'score', 'risk']);
     const problems = new EngineContract()

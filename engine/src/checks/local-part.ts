@@ -1,17 +1,28 @@
 import type { SpamTrapRisk } from '@verify-hub/core';
 
 /**
- * Role accounts: mailboxes of a function, not a person (RFC 2142 names plus the common ones of
- * e-commerce and support desks). Matched on the local part without sub-address tag, case-insensitively.
+ * Role accounts: mailboxes of a function, not a person. The names come from `role-based-email-addresses`
+ * (over 1,000, maintained), plus RFC 2142's, matched on the local part without sub-address tag,
+ * case-insensitively. Names that can be a person's are left out: two-letter names (initials as often as
+ * departments: hr, pm, md; `it` stays) and given names (dev, sydney).
  */
-const ROLE_NAMES = new Set([
-  'abuse', 'accounting', 'accounts', 'admin', 'administrator', 'admissions', 'all', 'billing', 'booking', 'bookings', 'careers',
-  'compliance', 'contact', 'contactus', 'customercare', 'customerservice', 'dev', 'devnull', 'dns', 'enquiries', 'enquiry', 'everyone',
-  'feedback', 'finance', 'ftp', 'hello', 'help', 'helpdesk', 'hostmaster', 'hr', 'info', 'information', 'inquiries', 'inquiry', 'it',
-  'jobs', 'legal', 'list', 'mail', 'mailer-daemon', 'marketing', 'media', 'news', 'newsletter', 'no-reply', 'noc', 'noreply',
-  'null', 'office', 'orders', 'postmaster', 'press', 'privacy', 'recruiting', 'reservations', 'root', 'sales', 'security', 'service',
-  'shop', 'spam', 'staff', 'subscribe', 'support', 'team', 'tech', 'test', 'unsubscribe', 'usenet', 'uucp', 'webmaster', 'welcome', 'www',
-]);
+const EXTRA_ROLE_NAMES = ['abuse', 'hostmaster', 'mailer-daemon', 'noc', 'postmaster', 'security', 'usenet', 'uucp', 'webmaster', 'www', 'no-reply', 'noreply', 'devnull', 'null'];
+const PERSON_NAMES = new Set(['dev', 'sydney', 'ta']);
+let roleNames: Set<string> | undefined;
+
+function roles(): Set<string> {
+  roleNames ??= new Set(
+    [...(require('role-based-email-addresses') as string[]), ...EXTRA_ROLE_NAMES]
+      .map((n) => n.toLowerCase())
+      .filter((n) => !PERSON_NAMES.has(n) && (n.length !== 2 || n === 'it')),
+  );
+  return roleNames;
+}
+
+/** The role list's source, version and size (`verify-hub engine lists`). */
+export function roleListInfo(): { list: string; source: string; version: string; size: number } {
+  return { list: 'role account', source: 'role-based-email-addresses (+ RFC 2142, people\'s names left out)', version: (require('role-based-email-addresses/package.json') as { version: string }).version, size: roles().size };
+}
 
 /** Local parts that spam-trap operators and honeypots are known to use. */
 const TRAP_WORDS = /(spam-?trap|honey-?pot|^trap[._-]?|^blackhole|^bounce-?test|^abuse$|^spam$)/i;
@@ -45,7 +56,7 @@ export function subAddress(localPart: string): { base: string; tag: string | nul
 
 export function isRoleAccount(localPart: string): boolean {
   const base = subAddress(localPart).base.toLowerCase();
-  return ROLE_NAMES.has(base) || ROLE_NAMES.has(base.replace(/[._-]/g, ''));
+  return roles().has(base) || roles().has(base.replace(/[._-]/g, ''));
 }
 
 /**
@@ -69,7 +80,7 @@ export interface SpamTrapEvidence {
 /**
  * Heuristic only (no one can see a pristine trap from outside):
  * - high: a trap-like local part (spamtrap, honeypot, trap.*), or a typo domain of a big provider
- *   (typo domains are bought up as traps);
+ *   that has no working mail host (a domain with one is judged by its SMTP answer, never by its spelling);
  * - medium: a role account or a gibberish local part on a catch-all domain, or any of them with the
  *   domain's mail servers on a DNS blocklist;
  * - low: a role account or a gibberish local part alone (a blocklisted mail server alone says something

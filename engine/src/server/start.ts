@@ -56,7 +56,8 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     else if (created) options.logger?.info({ keyId: record.id, account: record.account }, 'registered the key in ENGINE_API_KEY');
   }
   const metrics = new EngineMetrics();
-  const verifier = options.verifier ?? new LocalEngine(options.engine);
+  // Replicas of the engine behind one Redis share each mail host's connection limit.
+  const verifier = options.verifier ?? new LocalEngine({ sharedLimits: { redis, prefix }, ...options.engine });
   const app = createEngineApp({
     verifier,
     store,

@@ -25,6 +25,17 @@ export interface SmtpPeerOptions {
   starttls?: boolean;
   /** Refuse MAIL FROM with this reply. */
   rejectSender?: { code: number; message: string };
+  /** Answer the connection with this reply instead of a 220 greeting (421 busy, 554 policy), then close. */
+  rejectConnection?: { code: number; message: string };
+  /** Refuse MAIL FROM until STARTTLS (a server that requires TLS: 530 5.7.0). */
+  requireTls?: boolean;
+  /** Answer `452 4.5.3 Too many recipients` past this many RCPTs on one connection (RSET does not reset it). */
+  maxRcptPerSession?: number;
+  /** Delay before the greeting, MAIL and RCPT replies, ms (a distant server; default 0). */
+  replyDelayMs?: number;
+  /** Listen on this loopback address and port (default 127.0.0.1, any free port): several peers can share a port on 127.0.0.x. */
+  host?: string;
+  port?: number;
 }
 
 export interface RecordedConnection {
@@ -45,6 +56,7 @@ export class SmtpPeer {
   private readonly domainDefaults = new Map<string, MailboxBehaviour>();
   private server?: SMTPServer;
   private readonly hanging = new Set<() => void>();
+  private readonly rcptCounts = new Map<string, number>();
 
   constructor(private readonly options: SmtpPeerOptions = {}) {}
 
@@ -118,18 +130,22 @@ export class SmtpPeer {
       banner: 'mail-peer ready',
       onConnect: (session, callback) => {
         record(session.id).connectedAt = performance.now();
-        callback();
+        const reject = this.options.rejectConnection;
+        this.later(() => callback(reject ? smtpError(reject.code, reject.message) : undefined));
       },
       onSecure: (_socket, session, callback) => {
         record(session.id).secure = true;
         callback();
       },
-      onMailFrom: (_address, _session, callback) => {
+      onMailFrom: (_address, session, callback) => {
         const reject = this.options.rejectSender;
-        if (reject) return callback(smtpError(reject.code, reject.message));
-        callback();
+        this.later(() => {
+          if (reject) return callback(smtpError(reject.code, reject.message));
+          if (this.options.requireTls && !session.secure) return callback(smtpError(530, '5.7.0 Must issue a STARTTLS command first'));
+          callback();
+        });
       },
-      onRcptTo: (address, session, callback) => this.onRcpt(address, session, callback),
+      onRcptTo: (address, session, callback) => this.later(() => this.onRcpt(address, session, callback)),
       onData: (stream, _session, callback) => {
         this.dataCommands++;
         stream.resume();
@@ -137,7 +153,10 @@ export class SmtpPeer {
       },
     });
     this.server.on('error', () => undefined);
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
+    });
     return this.port;
   }
 
@@ -155,8 +174,27 @@ export class SmtpPeer {
     this.server = undefined;
   }
 
+  /** Closes every open connection from the server side (a server ending idle sessions). */
+  dropAll(): void {
+    for (const c of (this.server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections) c._socket.destroy();
+  }
+
+  /** Runs `reply` after the configured reply delay. */
+  private later(reply: () => void): void {
+    const delay = this.options.replyDelayMs ?? 0;
+    if (delay <= 0) return reply();
+    setTimeout(reply, delay);
+  }
+
   private onRcpt(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void): void {
     const lower = address.address.toLowerCase();
+    // Counted per connection, across RSETs, as providers count.
+    const max = this.options.maxRcptPerSession;
+    const count = this.rcptCounts.get(session.id) ?? 0;
+    if (max !== undefined && count >= max) return callback(smtpError(452, '4.5.3 Too many recipients'));
+    this.rcptCounts.set(session.id, count + 1);
+    // RFC 6531: a non-ASCII mailbox needs MAIL FROM ... SMTPUTF8.
+    if (/[^\p{ASCII}]/u.test(lower) && !(session.envelope as { smtpUtf8?: boolean }).smtpUtf8) return callback(smtpError(553, '5.6.7 SMTPUTF8 required for a non-ASCII address'));
     const behaviour = this.scripts.get(lower) ?? this.domainDefaults.get(lower.slice(lower.lastIndexOf('@') + 1)) ?? this.options.unscripted ?? 'not-found';
     if (typeof behaviour === 'object') return callback(smtpError(behaviour.code, behaviour.message));
     switch (behaviour) {
@@ -182,6 +220,13 @@ export class SmtpPeer {
         return;
     }
   }
+}
+
+/** A behaviour from one reply line as a server sends it ("550 5.1.1 ..."): for the documented examples of REPLY_RULES. */
+export function replyLine(line: string): { code: number; message: string } {
+  const m = /^(\d{3})[ -](.*)$/.exec(line);
+  if (!m) throw new Error(`not an SMTP reply line: ${line}`);
+  return { code: Number(m[1]), message: m[2]! };
 }
 
 function smtpError(code: number, message: string): Error {
