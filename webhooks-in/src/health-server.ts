@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { healthRoutes, type HealthOptions } from './routes/health';
+import { listen } from './server';
 
 export interface HealthServerOptions extends HealthOptions {
   port: number;
@@ -22,17 +22,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   app.disable('x-powered-by');
   app.use(healthRoutes(options));
   const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
+    url: await listen(server, options.port, options.host),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -23,15 +23,7 @@ export async function startHubServer(hub: HubApp, options: HubServerOptions): Pr
   // Slightly above a typical load balancer's idle timeout, so the balancer closes idle keep-alives first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, options.port, options.host);
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -49,5 +41,18 @@ export async function startHubServer(hub: HubApp, options: HubServerOptions): Pr
       }
     })());
 
-  return { server, url: `http://${host}:${address.port}`, close };
+  return { server, url, close };
+}
+
+/** Listens on `port` (0: any free one) and `host` (default every interface); resolves with the URL it listens on. */
+export async function listen(server: Server, port: number, host = '0.0.0.0'): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
