@@ -71,7 +71,8 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     {
       queueName: deps.ingest?.queueName ?? 'verify-hub-webhook-ingest',
       worker: deps.ingest?.worker ?? true,
-      concurrency: deps.ingest?.concurrency ?? 8,
+      concurrency: deps.ingest?.concurrency ?? 1,
+      eventsAtOnce: deps.ingest?.eventsAtOnce ?? 10,
       attempts: deps.ingest?.attempts ?? 12,
       backoffMs: deps.ingest?.backoffMs ?? 1000,
     },

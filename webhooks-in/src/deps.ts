@@ -55,7 +55,7 @@ export interface HubAppDeps {
   /** Redis key prefix of the hub's own keys (tests use a unique one). */
   keyPrefix?: string;
   /** Webhook ingest queue: its name, whether this process forwards it, retries (tests shorten them). */
-  ingest?: { queueName?: string; worker?: boolean; concurrency?: number; attempts?: number; backoffMs?: number };
+  ingest?: { queueName?: string; worker?: boolean; concurrency?: number; eventsAtOnce?: number; attempts?: number; backoffMs?: number };
   /** Completion-webhook delivery: attempts and backoff base (tests shorten it). */
   delivery?: { enabled?: boolean; attempts?: number; backoffMs?: number; timeoutMs?: number; queueName?: string };
   /** Where a file upload's settings (email column, rows to remove) are stored for the file connector. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ContactEvent, Logger } from '@verify-hub/core';
@@ -16,6 +17,8 @@ export interface IngestOptions {
   /** Forward deliveries in this process (default true); false leaves it to another hub instance. */
   worker: boolean;
   concurrency: number;
+  /** Events of one delivery handed to the pipeline at once; the forwarder yields to the HTTP side between such slices. */
+  eventsAtOnce: number;
   attempts: number;
   backoffMs: number;
 }
@@ -61,8 +64,18 @@ export class WebhookIngest {
     });
   }
 
+  /**
+   * Forwards a delivery a few events at a time, yielding to the event loop between slices: the
+   * forwarder shares the loop with the receivers, and a whole batch in flight at once answers in one
+   * long burst of callbacks that would hold every ack waiting behind it.
+   */
   private async forward(job: Job<IngestJob>): Promise<void> {
-    const results = await Promise.all(job.data.events.map((event) => this.runs.enqueueEvent(event)));
+    const results: { queued: boolean }[] = [];
+    const { events } = job.data;
+    for (let start = 0; start < events.length; start += this.options.eventsAtOnce) {
+      if (start) await nextTurn();
+      results.push(...(await Promise.all(events.slice(start, start + this.options.eventsAtOnce).map((event) => this.runs.enqueueEvent(event)))));
+    }
     const queued = results.filter((r) => r.queued).length;
     const platform = job.data.platform;
     if (queued) this.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, queued);
