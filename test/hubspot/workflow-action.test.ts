@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
@@ -110,6 +110,25 @@ describe('POST /actions/hubspot: the signature', () => {
     // Nothing was queued or bought for refused calls.
     expect(engine.callsFor(email)).toBe(0);
     expect(await completions.queue.getJobCounts('waiting', 'delayed', 'active')).toEqual({ waiting: 0, delayed: 0, active: 0 });
+  });
+});
+
+describe('POST /actions/hubspot: the v2 signature HubSpot documents for workflow actions', () => {
+  it('accepts a v2-signed call and refuses a v2 signature over another body', async () => {
+    const email = address('v2');
+    await cache.setMany([verification(email, { checkedAt: new Date().toISOString() })]);
+    const url = `${hubUrl}/actions/hubspot`;
+    const send = (body: string, signedBody = body) =>
+      fetch(url, {
+        method: 'POST', body,
+        headers: { 'content-type': 'application/json', 'x-hubspot-signature-version': 'v2', 'x-hubspot-signature': createHash('sha256').update(`${SECRET}POST${url}${signedBody}`, 'utf8').digest('hex') },
+      });
+    const body = callBody(email);
+    const ok = await send(body);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { outputFields: Record<string, string> }).outputFields.risk).toBe('safe');
+    const forged = await send(body, callBody(email));
+    expect(forged.status).toBe(401);
   });
 });
 

@@ -46,7 +46,8 @@ export function verifyV3Signature(request: RawWebhookRequest, secret: string, no
   if (!sameSecret(expected, v3, 'base64')) throw new WebhookRejectedError('X-HubSpot-Signature-v3: does not match', 401);
 }
 
-function verifySignature(request: RawWebhookRequest, secret: string, now: number): void {
+/** v3 when the request carries it, else v1/v2 (legacy apps, and what HubSpot documents for workflow-action calls). */
+export function verifySignature(request: RawWebhookRequest, secret: string, now: number): void {
   const h = request.headers;
   const method = request.method.toUpperCase();
   if (h['x-hubspot-signature-v3']) return verifyV3Signature(request, secret, now);

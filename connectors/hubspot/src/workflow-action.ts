@@ -3,7 +3,7 @@ import { WebhookRejectedError, suggestedAddress, type RawWebhookRequest, type Ve
 import type { PublicActionDefinitionEgg } from '@hubspot/api-client/lib/codegen/automation/actions/models/PublicActionDefinitionEgg';
 import { buildHubSpotApis } from './client';
 import { hubspotConnectionId } from './settings';
-import { MAX_BODY_BYTES, verifyV3Signature } from './webhook';
+import { MAX_BODY_BYTES, verifySignature } from './webhook';
 
 /**
  * The custom workflow action "Verify email address" (automation actions API v4), as pure pieces:
@@ -88,13 +88,15 @@ export interface ActionCall {
 }
 
 /**
- * Checks the v3 signature (client secret, 5-minute timestamp rule) and parses HubSpot's call. Throws
+ * Checks the signature and parses HubSpot's call. v3 (client secret, 5-minute timestamp rule) when
+ * sent; HubSpot's docs say workflow-action calls are signed with v2 (SHA-256 of secret + method + URI
+ * + body, no timestamp), which the webhook code also checks, so both are accepted. Throws
  * `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 naming the bad field; 413 too big.
  */
 export function parseActionCall(request: RawWebhookRequest, clientSecret: string, now: number = Date.now()): ActionCall {
   if (!clientSecret) throw new WebhookRejectedError('HubSpot app secret (HUBSPOT_CLIENT_SECRET) is not configured', 401);
   if (request.body.length > MAX_BODY_BYTES) throw new WebhookRejectedError(`body: over ${MAX_BODY_BYTES} bytes`, 413);
-  verifyV3Signature(request, clientSecret, now);
+  verifySignature(request, clientSecret, now);
   let json: unknown;
   try {
     json = JSON.parse(request.body.toString('utf8'));
