@@ -97,6 +97,8 @@ export class ActionCompletions {
   }
 
   private async known(email: string): Promise<Verification | undefined> {
+    // A contact without an address (the mapped property is empty): nothing to check, not an invalid address.
+    if (email.trim() === '') return unknownVerification('', '', 'no_email');
     const n = normalizeEmail(email);
     if (!n.ok) return syntaxInvalidVerification(email);
     return (await this.options.cache.getMany([n.normalized])).get(n.normalized);

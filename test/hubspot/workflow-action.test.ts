@@ -149,6 +149,15 @@ describe('answered at once from the cache', () => {
     });
     expect(engine.callsFor(email)).toBe(0);
   });
+
+  it('a contact without an address is risk unknown at once; a malformed one is invalid at once; neither reaches the engine', async () => {
+    const empty = await call(callBody(''));
+    expect(empty.body.outputFields).toEqual(expect.objectContaining({ risk: 'unknown', reason: 'no_email', is_disposable: 'unknown' }));
+    const malformed = await call(callBody('two@@example.com'));
+    expect(malformed.body.outputFields).toEqual(expect.objectContaining({ risk: 'invalid', score: '0' }));
+    expect(engine.callsFor('')).toBe(0);
+    expect(engine.callsFor('two@@example.com')).toBe(0);
+  });
 });
 
 describe('blocked, then completed through the callback', () => {
