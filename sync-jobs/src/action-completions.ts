@@ -46,6 +46,9 @@ export interface ActionCompletionsOptions {
   /** Callback attempts on a 5xx or network failure (default 8, exponential from `backoffMs`, default 5 s). */
   attempts?: number;
   backoffMs?: number;
+  /** BullMQ lock and stalled-check periods (a crashed worker's job is taken over after the lock lapses; tests shorten them). */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
 }
 
 /** BullMQ forbids ':' in job ids. */
@@ -85,6 +88,8 @@ export class ActionCompletions {
       connection: this.workerRedis,
       prefix: this.options.prefix,
       concurrency,
+      ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
+      ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
     });
     this.worker.on('error', (error) => this.options.logger?.error({ err: error }, 'action completion worker error'));
     return this.worker;

@@ -1,5 +1,7 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import express from 'express';
 import { Command } from 'commander';
@@ -160,8 +162,51 @@ describe('answered at once from the cache', () => {
   });
 });
 
+describe('a worker killed mid-verification', () => {
+  const ROOT = join(__dirname, '..', '..');
+  const startWorkerProcess = async (): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'fixtures', 'action-worker.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ACTION_PREFIX: prefix, ACTION_PORTAL: PORTAL, ACTION_TOKEN: TOKEN,
+        ACTION_HUBSPOT_URL: hubspot.url, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await until(() => out.includes('ready'), 60_000, 'the worker process to start');
+    return child;
+  };
+
+  // Before any in-process worker starts (the next tests start one), so only the worker processes run the job.
+  it('is taken over by a restarted worker: the callback is completed exactly once', async () => {
+    const email = address('crash');
+    // Slow enough that the kill lands while the engine is still answering.
+    engine.script(email, { kind: 'result', risk: 'safe', score: 88, reason: 'deliverable', latencyMs: 4000 }, { kind: 'result', risk: 'safe', score: 88, reason: 'deliverable' });
+    const callbackId = hubspot.actions.issueCallback(PORTAL);
+    expect((await call(callBody(email, callbackId))).body.outputFields?.hs_execution_state).toBe('BLOCK');
+    const first = await startWorkerProcess();
+    await until(() => engine.callsFor(email) === 1, 30_000, 'the engine to be asked');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => (first.exitCode !== null || first.signalCode !== null ? resolve(null) : first.once('exit', resolve)));
+    expect(hubspot.actions.completions.filter((c) => c.callbackId === callbackId)).toHaveLength(0);
+    const second = await startWorkerProcess();
+    try {
+      await until(() => hubspot.actions.completions.some((c) => c.callbackId === callbackId), 30_000, 'the callback after the restart');
+      await until(async () => (await completions.queue.getJob(`hubspot-${callbackId}`))?.finishedOn !== undefined, 15_000, 'the job to finish');
+    } finally {
+      second.kill('SIGKILL');
+    }
+    const done = hubspot.actions.completions.filter((c) => c.callbackId === callbackId);
+    expect(done).toHaveLength(1);
+    expect(done[0]!.outputFields).toEqual(expect.objectContaining({ risk: 'safe', score: '88', reason: 'deliverable' }));
+    expect(engine.callsFor(email)).toBe(2);
+  }, 120_000);
+});
+
 describe('blocked, then completed through the callback', () => {
-  it('answers BLOCK; a worker started later (another process) completes exactly once with the engine\'s result', async () => {
+  it('answers BLOCK; a worker started later completes exactly once with the engine\'s result', async () => {
     const email = address('miss');
     engine.script(email, { kind: 'result', risk: 'invalid', score: 3, reason: 'mailbox_not_found', flags: { disposable: false, roleAccount: false, catchAll: false, freeProvider: false } });
     const callbackId = hubspot.actions.issueCallback(PORTAL);
