@@ -3,11 +3,13 @@ import type { Redis } from 'ioredis';
 import {
   EngineQuotaError,
   EngineRateLimitError,
+  PlatformUnreachableError,
   QuotaError,
   RateLimitError,
   normalizeEmail,
   syntaxInvalidVerification,
   unknownVerification,
+  VerifyHubError,
   type Logger,
   type Verification,
   type VerificationCache,
@@ -49,6 +51,17 @@ export interface ActionCompletionsOptions {
   /** BullMQ lock and stalled-check periods (a crashed worker's job is taken over after the lock lapses; tests shorten them). */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+}
+
+/**
+ * A failed callback worth another attempt: the platform out of reach, a 5xx (`retryable`), or an error
+ * none of ours names (a dropped socket). A refusal (4xx, no stored connection) will not change.
+ */
+function completionMayRetry(error: unknown): boolean {
+  if (error instanceof PlatformUnreachableError) return true;
+  const retryable = (error as { retryable?: unknown }).retryable;
+  if (typeof retryable === 'boolean') return retryable;
+  return !(error instanceof VerifyHubError);
 }
 
 /** BullMQ forbids ':' in job ids. */
@@ -122,8 +135,10 @@ export class ActionCompletions {
       await this.options.complete(call, result);
     } catch (error) {
       if (error instanceof RateLimitError && !(error instanceof QuotaError) && Date.now() < call.deadline) return this.waitUntil(job, token, error.resetAt);
-      const retryable = (error as { retryable?: boolean }).retryable ?? !(error as { status?: number }).status;
-      if (!retryable || Date.now() >= call.deadline) throw new UnrecoverableError(`completing ${call.platform} action ${call.callbackId}: ${(error as Error).message}`);
+      if (!completionMayRetry(error) || Date.now() >= call.deadline) {
+        this.options.logger?.error({ err: error, platform: call.platform, connectionId: call.connectionId }, 'workflow action could not be completed');
+        throw new UnrecoverableError(`completing ${call.platform} action ${call.callbackId}: ${(error as Error).message}`);
+      }
       throw error;
     }
   }

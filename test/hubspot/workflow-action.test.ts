@@ -245,6 +245,17 @@ describe('blocked, then completed through the callback', () => {
     expect(hubspot.callsTo(/\/callbacks\//).map((c) => c.status)).toEqual(expect.arrayContaining([429, 204]));
   });
 
+  it('a callback HubSpot refuses (4xx) is not retried: the job fails after one attempt', async () => {
+    const email = address('refused');
+    const callbackId = `never-issued-${randomUUID().slice(0, 8)}`;
+    expect((await call(callBody(email, callbackId))).body.outputFields?.hs_execution_state).toBe('BLOCK');
+    await until(async () => (await completions.queue.getJob(`hubspot-${callbackId}`))?.failedReason !== undefined, 15_000, 'the job to fail');
+    const job = await completions.queue.getJob(`hubspot-${callbackId}`);
+    expect(job!.failedReason).toMatch(/No pending callback/);
+    expect(job!.attemptsMade).toBe(1);
+    expect(hubspot.callsTo(new RegExp(`/callbacks/${callbackId}/complete`))).toHaveLength(1);
+  });
+
   it('an engine quota beyond the action\'s deadline completes with risk unknown, not an error', async () => {
     const email = address('quota');
     engine.script(email, { kind: 'quota', resetInMs: 3 * 86_400_000 });
