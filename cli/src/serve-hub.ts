@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { SecretBox, createLogger, pricingFromConfig, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
-import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
+import { HubSpotConnector, actionOutputs, hubspotActionReceiver, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
 import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
-import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
-import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+import { ActionCompletions, createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
+import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type ActionReceiver, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
 import { engineFromConfig } from './engine-from-config';
 import { engineKeysFromConfig } from './engine-keys-from-config';
 import { pipelineFromConfig } from './pipeline-from-config';
@@ -65,6 +65,22 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   if (config.HUBSPOT_CLIENT_SECRET) webhooks.hubspot = hubspotReceiver(parseHubSpotWebhook, config.HUBSPOT_CLIENT_SECRET);
   else logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
 
+  // Workflow actions (HubSpot's "Verify email address"): cached answers at once, the rest completed by a durable job.
+  const actionCompletions = new ActionCompletions({
+    redis,
+    prefix,
+    cache: pipeline.cache,
+    logger,
+    complete: async (job, result) => {
+      const connector = await pipeline.openConnector(job.platform, job.connectionId);
+      if (!(connector instanceof HubSpotConnector)) throw new Error(`no workflow action completes on ${job.platform}`);
+      await connector.completeAction(job.callbackId, actionOutputs(result));
+    },
+  });
+  if (workers && verifier) actionCompletions.start(verifier);
+  const actions: Record<string, ActionReceiver> = {};
+  if (config.HUBSPOT_CLIENT_SECRET) actions.hubspot = hubspotActionReceiver(config.HUBSPOT_CLIENT_SECRET, (call) => actionCompletions.answer(call));
+
   // The dashboard's API keys page: the engine's key store when it shares this Redis, else where keys live.
   const engineKeys = await engineKeysFromConfig(config, redis);
 
@@ -74,8 +90,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     redis,
     adminToken: config.HUB_ADMIN_TOKEN,
     webhooks,
+    actions,
     metricsRegistry,
-    queues: Object.values(pipeline.queues),
+    queues: [...Object.values(pipeline.queues), actionCompletions.queue],
     uploadDir: config.HUB_UPLOAD_DIR ?? join(process.cwd(), 'data', 'uploads'),
     upload: { retentionMs: config.VERIFY_HUB_RETENTION_DAYS * 86_400_000 },
     workersRunning: options.workers === false ? undefined : () => workersRunning,
@@ -110,6 +127,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
       async () => {
         workersRunning = false;
         await workers?.close();
+        await actionCompletions.close();
       },
       () => pipeline.close(),
       async () => void (await redis.quit().catch(() => redis.disconnect())),

@@ -30,6 +30,9 @@ export const ConfigSchema = z.strictObject({
   HUBSPOT_CLIENT_ID: z.string().min(1).optional(),
   HUBSPOT_CLIENT_SECRET: secret.optional(),
   HUBSPOT_API_BASE: url(['http:', 'https:']).default('https://api.hubapi.com'),
+  /** The public app's id and the developer account's API key: `verify-hub hubspot actions` (workflow-action definitions). */
+  HUBSPOT_APP_ID: z.string().regex(/^\d+$/, 'must be the numeric app id').optional(),
+  HUBSPOT_DEVELOPER_API_KEY: secret.optional(),
   MAILCHIMP_API_KEY: secret.optional(),
   MAILCHIMP_CLIENT_ID: z.string().min(1).optional(),
   MAILCHIMP_CLIENT_SECRET: secret.optional(),
@@ -90,7 +93,7 @@ export const ConfigSchema = z.strictObject({
 export type Config = z.infer<typeof ConfigSchema>;
 
 export const SECRET_NAMES = new Set([
-  'ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'MAILCHIMP_API_KEY', 'MAILCHIMP_CLIENT_SECRET', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY',
+  'ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'HUBSPOT_DEVELOPER_API_KEY', 'MAILCHIMP_API_KEY', 'MAILCHIMP_CLIENT_SECRET', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY',
 ]);
 
 /** Environment variables with these prefixes are ours: an unknown one is a typo worth stopping for. */

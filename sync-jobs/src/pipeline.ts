@@ -1050,6 +1050,11 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     };
   }
 
+  /** A stored connection's connector, with the pipeline's limiters (workflow-action callbacks use it). */
+  openConnector(platform: string, connectionId: string): Promise<Connector> {
+    return this.connectorFor(platform, connectionId);
+  }
+
   private async connectorFor(platform: string, connectionId?: string): Promise<Connector> {
     const connection: ConnectionRecord = connectionId
       ? ((await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`))

@@ -9,6 +9,7 @@ import { requestLog } from './request-log';
 import { CompletionHookDelivery, HookStore } from './completion-hooks';
 import { WebhookIngest } from './webhook-ingest';
 import { webhookRoutes } from './routes/webhooks';
+import { actionRoutes } from './routes/actions';
 import { runRoutes } from './routes/runs';
 import { fileRoutes } from './routes/files';
 import { hookRoutes } from './routes/hooks';
@@ -103,6 +104,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
       publicUrl: deps.publicUrl,
     }),
   );
+  app.use('/actions', actionRoutes({ receivers: deps.actions ?? {}, publicUrl: deps.publicUrl }));
 
   const sessions = new SessionStore(deps.redis, prefix);
   const signInLimiter = new SignInLimiter(deps.redis, prefix, { maxFailures: deps.signIn?.maxFailures ?? 10, windowSeconds: deps.signIn?.windowSeconds ?? 60 });

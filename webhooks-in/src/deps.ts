@@ -29,6 +29,15 @@ export interface WebhookReceiver {
   connectionIdFor(event: ContactEvent, route: ReceiverRoute): string;
 }
 
+/**
+ * A platform's workflow action (HubSpot's "Verify email address"), mounted at POST /actions/:platform:
+ * checks and parses the call with the platform's pure code (throwing core's WebhookRejectedError) and
+ * gives the JSON answer, the platform's own shape. Built by the host from a connector and the pipeline.
+ */
+export interface ActionReceiver {
+  answer(request: RawWebhookRequest, now: number): Promise<unknown>;
+}
+
 export interface HubAppDeps {
   runs: RunService;
   /** The hub's own Redis connection (readiness, completion-webhook registry and delivery queue). */
@@ -37,6 +46,8 @@ export interface HubAppDeps {
   adminToken?: string;
   /** Receivers by platform; a platform without one answers 404 on its webhook route. */
   webhooks?: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
+  /** Workflow-action receivers by platform name (POST /actions/:platform); others answer 404. */
+  actions?: Record<string, ActionReceiver>;
   /** The sync pipeline's Prometheus registry, served at /metrics with the hub's HTTP metrics. */
   metricsRegistry?: Registry;
   /** BullMQ queues shown in the queue UI at /admin/queues. */

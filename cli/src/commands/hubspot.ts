@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { ConnectOptions, SetupOptions } from '../actions/hubspot';
+import type { ActionsOptions } from '../actions/hubspot-workflow-action';
 
 /**
  * `verify-hub hubspot setup` creates the property group and properties verify-hub writes (and says
@@ -19,6 +20,25 @@ export function register(program: Command): void {
     .option('--label <text>', 'a name to show for the connection')
     .option('--tier <tier>', 'rate tier: private-standard (100/10 s) or private-pro (190/10 s)', 'private-standard')
     .action(async (opts: ConnectOptions) => (await import('../actions/hubspot')).connect(opts));
+  const actions = hubspot
+    .command('actions')
+    .description('The "Verify email address" workflow action of the public app (HUBSPOT_APP_ID, HUBSPOT_DEVELOPER_API_KEY)');
+  actions
+    .command('publish')
+    .description('Define and publish the action; HubSpot calls <HUB_PUBLIC_URL>/actions/hubspot')
+    .option('--app-id <id>', 'the public app id (default HUBSPOT_APP_ID)')
+    .option('--action-url <url>', 'the URL HubSpot calls (default HUB_PUBLIC_URL + /actions/hubspot)')
+    .action(async (opts: ActionsOptions) => (await import('../actions/hubspot-workflow-action')).publish(opts));
+  actions
+    .command('list')
+    .description("List the app's workflow actions")
+    .option('--app-id <id>', 'the public app id (default HUBSPOT_APP_ID)')
+    .action(async (opts: ActionsOptions) => (await import('../actions/hubspot-workflow-action')).list(opts));
+  actions
+    .command('delete <definitionId>')
+    .description('Delete (archive) one of the app\'s workflow actions')
+    .option('--app-id <id>', 'the public app id (default HUBSPOT_APP_ID)')
+    .action(async (definitionId: string, opts: ActionsOptions) => (await import('../actions/hubspot-workflow-action')).remove(definitionId, opts));
   hubspot
     .command('install-url')
     .description('Print the OAuth install URL of the public app (HUBSPOT_CLIENT_ID)')

@@ -11,6 +11,8 @@ interface SdkResponse {
 
 export interface ClientOptions {
   accessToken?: string;
+  /** The developer account's API key: only the workflow-action definitions API takes it. */
+  developerApiKey?: string;
   basePath: string;
   /** The portal's zone: a DAILY 429 pauses until its midnight. */
   timeZone?: string;
@@ -31,6 +33,7 @@ export interface ClientOptions {
 export function buildHubSpotApis(options: ClientOptions) {
   const client = new Client({
     accessToken: options.accessToken,
+    developerApiKey: options.developerApiKey,
     basePath: options.basePath,
     middleware: [
       {
@@ -60,6 +63,8 @@ export function buildHubSpotApis(options: ClientOptions) {
     listMemberships: lists.membershipsApi,
     lists: lists.listsApi,
     oauthTokens: oauth.tokensApi,
+    actionDefinitions: client.automation.actions.definitionsApi,
+    actionCallbacks: client.automation.actions.callbacksApi,
     /** Endpoints the SDK has no class for (account details, limits tracking). */
     getJson: async (path: string): Promise<unknown> => {
       const response = await fetch(`${options.basePath}${path}`, {

@@ -89,6 +89,14 @@ export class HubSpotConnector implements Connector {
     return this.writer.write(results, opts);
   }
 
+  /**
+   * Completes a blocked workflow action (POST /automation/v4/actions/callbacks/{callbackId}/complete)
+   * through the connection's limiter and retries (429 waits, 5xx backs off, OAuth token refreshed).
+   */
+  async completeAction(callbackId: string, outputFields: Record<string, string>): Promise<void> {
+    await this.runner.run('default', () => this.apis.actionCallbacks.complete(callbackId, { outputFields }));
+  }
+
   private buildApis(): HubSpotApis {
     return buildHubSpotApis({
       accessToken: this.credentials.accessToken,

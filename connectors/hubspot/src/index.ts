@@ -8,3 +8,7 @@ export { DEFAULT_API_BASE, RATE_TIERS, hubspotConnectionId, resolveConnection, t
 export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
 export { nextMidnight } from './portal-time';
 export { OBJECTS_PAGE, SEARCH_PAGE, SEARCH_CAP, BATCH_MAX } from './pull';
+export {
+  verifyActionDefinition, parseActionCall, actionOutputs, blockedAnswer, hubspotActionReceiver, actionDefinitionsApi, BLOCK_EXPIRATION_MS, FLAG_OUTPUTS, FLAG_VALUES,
+  type ActionCall, type ActionOutputFields, type AnswerActionCall,
+} from './workflow-action';

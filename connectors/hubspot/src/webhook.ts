@@ -29,19 +29,28 @@ function sameSecret(expected: Buffer, given: string, encoding: 'base64' | 'hex')
   return actual.length === expected.length && actual.length > 0 && timingSafeEqual(actual, expected);
 }
 
-function verifySignature(request: RawWebhookRequest, secret: string, now: number): void {
+/**
+ * HubSpot's v3 signature (HMAC-SHA256 of method, URI, body and timestamp with the app's client
+ * secret, base64), refused when the timestamp is over 5 minutes away. Webhooks and workflow-action
+ * calls are both signed this way. Throws `WebhookRejectedError` (401).
+ */
+export function verifyV3Signature(request: RawWebhookRequest, secret: string, now: number): void {
+  const v3 = request.headers['x-hubspot-signature-v3'];
+  if (!v3) throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing (unsigned request)', 401);
+  const method = request.method.toUpperCase();
+  const timestamp = request.headers['x-hubspot-request-timestamp'];
+  const ts = Number(timestamp);
+  if (!timestamp || !Number.isFinite(ts)) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: missing or not a number', 401);
+  if (Math.abs(now - ts) > SIGNATURE_MAX_AGE_MS) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: older than 5 minutes (replayed or delayed delivery)', 401);
+  const expected = createHmac('sha256', secret).update(method + v3Uri(request.url), 'utf8').update(request.body).update(timestamp, 'utf8').digest();
+  if (!sameSecret(expected, v3, 'base64')) throw new WebhookRejectedError('X-HubSpot-Signature-v3: does not match', 401);
+}
+
+/** v3 when the request carries it, else v1/v2 (legacy apps, and what HubSpot documents for workflow-action calls). */
+export function verifySignature(request: RawWebhookRequest, secret: string, now: number): void {
   const h = request.headers;
   const method = request.method.toUpperCase();
-  const v3 = h['x-hubspot-signature-v3'];
-  if (v3) {
-    const timestamp = h['x-hubspot-request-timestamp'];
-    const ts = Number(timestamp);
-    if (!timestamp || !Number.isFinite(ts)) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: missing or not a number', 401);
-    if (Math.abs(now - ts) > SIGNATURE_MAX_AGE_MS) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: older than 5 minutes (replayed or delayed delivery)', 401);
-    const expected = createHmac('sha256', secret).update(method + v3Uri(request.url), 'utf8').update(request.body).update(timestamp, 'utf8').digest();
-    if (!sameSecret(expected, v3, 'base64')) throw new WebhookRejectedError('X-HubSpot-Signature-v3: does not match', 401);
-    return;
-  }
+  if (h['x-hubspot-signature-v3']) return verifyV3Signature(request, secret, now);
   const signature = h['x-hubspot-signature'];
   const version = (h['x-hubspot-signature-version'] ?? 'v1').toLowerCase();
   if (!signature) throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing (unsigned delivery)', 401);

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeWorkflowActions } from './fake-workflow-actions';
 
 /**
  * A fake of the HubSpot CRM API (the parts verify-hub uses), enforcing the real contract so the
@@ -99,6 +100,8 @@ const DATE_PROPS = new Set(['lastmodifieddate', 'createdate']);
 
 export class FakeHubSpot {
   readonly calls: RecordedCall[] = [];
+  /** The automation actions API v4 (workflow-action definitions and callbacks). */
+  readonly actions = new FakeWorkflowActions();
   /** Batch-update writes applied per contact id (all portals): what "written exactly once" is checked against. */
   readonly writeCounts = new Map<string, number>();
   readonly oauth = { clientId: 'fake-client-id', clientSecret: 'fake-client-secret', accessTokenTtlSeconds: 1800 };
@@ -213,8 +216,10 @@ export class FakeHubSpot {
     app.use(express.urlencoded({ extended: false }));
     app.use((req, res, next) => this.record(req, res, next));
     app.post('/oauth/v1/token', (req, res) => this.token(req, res));
+    app.use(this.actions.definitionsRouter());
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use((req, res, next) => this.limit(req, res, next));
+    app.use(this.actions.callbacksRouter());
     app.get('/account-info/v3/details', (req, res) => {
       const portal = this.portalOf(res);
       res.json({ portalId: Number(portal.portalId), timeZone: portal.timeZone, accountType: 'STANDARD', currencies: ['USD'], uiDomain: 'app.hubspot.com', dataHostingLocation: 'na1' });

@@ -21,7 +21,7 @@ export interface WebhookRoutesOptions {
 }
 
 /** The request as the platform sent it, for the pure parser: full URL (signatures cover it) and raw bytes. */
-function rawRequest(req: Request, publicUrl: string | undefined): RawWebhookRequest {
+export function rawRequest(req: Request, publicUrl: string | undefined): RawWebhookRequest {
   const base = publicUrl ? publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
