@@ -11,6 +11,7 @@ export * from './batch-verifier';
 export * from './writeback';
 export * from './connector';
 export * from './config';
+export * from './redis-url';
 export * from './logger';
 export * from './connection';
 export * from './plain-words';
