@@ -1,11 +1,14 @@
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import request from 'supertest';
 import { join } from 'node:path';
 import { fileConnectorFactory } from '@verify-hub/connector-file';
 import { SecretBox } from '@verify-hub/core';
+import { openKeyStore } from '@verify-hub/engine';
 import { Keys, RedisConnectionStore, createRedis, type Redis } from '@verify-hub/sync-jobs';
 import { haveRedisBinaries, startRedisCluster, type LocalCluster } from '../setup/redis-cluster';
+import { startServeStack, until } from '../webhooks-in/serve-stack';
 import { setup, waitFor, waitForStatus } from './helpers';
 
 const binaries = haveRedisBinaries();
@@ -32,6 +35,19 @@ describeWithRedis('the pipeline on a Redis Cluster (3 masters, 3 replicas)', () 
     const slotOf = (key: string) => cluster.masterOf(key);
     const masters = new Set(Array.from({ length: 12 }, (_, i) => slotOf(keys.run(`run_${i}`))));
     expect(masters.size).toBeGreaterThan(1);
+  });
+
+  it('keeps engine API keys (record, index and account written together) through a cluster URL', async () => {
+    const opened = await openKeyStore(cluster.url, `vhtest-engine-${randomUUID().slice(0, 8)}:`);
+    try {
+      const { key, record } = await opened.store.createKey({ name: 'cluster', account: 'acct-1' });
+      expect((await opened.store.findKey(key))?.id).toBe(record.id);
+      expect((await opened.store.listKeys()).map((r) => r.id)).toEqual([record.id]);
+      expect((await opened.store.revokeKey(record.id))?.revokedAt).toBeTruthy();
+      expect((await opened.store.findKey(key))?.revokedAt).toBeTruthy(); // the server refuses it on that field
+    } finally {
+      await opened.close();
+    }
   });
 
   it('runs a sync to completion with exact counters through a failover of the queues’ master mid-run', async () => {
@@ -99,6 +115,50 @@ describeWithRedis('the pipeline on a Redis Cluster (3 masters, 3 replicas)', () 
       await workers.close();
       await t.done();
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('serves the hub on the cluster: readiness, an uploaded file cleaned, a signed webhook delivery queued once', async () => {
+    const token = 'cluster-test-admin-token-0123456789';
+    const secret = 'cluster-test-hubspot-secret';
+    const stack = await startServeStack('cluster', token, { REDIS_URL: cluster.url, HUBSPOT_CLIENT_SECRET: secret });
+    const { hub } = stack;
+    const auth = { Authorization: `Bearer ${token}` };
+    try {
+      expect((await request(hub.url).get('/readyz')).body.checks).toEqual({ redis: true, workers: true });
+      const csv = 'email,name\nada@example.com,Ada\ninvalid.x@example.com,X\nbob@example.org,Bob\n';
+      const upload = await request(hub.url).post('/api/files').set(auth).attach('file', Buffer.from(csv), 'list.csv');
+      expect(upload.status).toBe(202);
+      const runId = upload.body.run.id as string;
+      const run = await until(
+        async () => (await request(hub.url).get(`/api/runs/${runId}`).set(auth)).body,
+        (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status),
+        60_000,
+      );
+      expect(run).toMatchObject({ status: 'completed', counters: { pulled: 3, verified: 3, written: 3 } });
+      const cleaned = await request(hub.url).get(`/api/runs/${runId}/files/cleaned`).set(auth).buffer(true);
+      expect(cleaned.text.trim().split(/\r?\n/).slice(1).map((r) => r.split(',')[0])).toEqual(['ada@example.com', 'bob@example.org']);
+
+      const body = JSON.stringify([{ eventId: 1, subscriptionId: 1, portalId: 777, appId: 1, occurredAt: Date.now(), subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 4242, changeSource: 'CRM' }]);
+      const send = () => {
+        const ts = String(Date.now());
+        const sig = createHmac('sha256', secret).update(`POST${hub.url}/webhooks/hubspot${body}${ts}`).digest('base64');
+        return request(hub.url).post('/webhooks/hubspot').set({ 'content-type': 'application/json', 'x-hubspot-signature-v3': sig, 'x-hubspot-request-timestamp': ts }).send(body);
+      };
+      expect((await send()).body).toEqual({ received: 1 });
+      expect((await send()).body).toEqual({ received: 1 });
+      // Both deliveries pass the hub's ingest queue (hash-tagged on the cluster); the pipeline keeps one event.
+      await until(
+        async () => hub.pipeline.queues.events.getJobCounts('delayed', 'waiting', 'active', 'completed', 'failed'),
+        (counts) => Object.values(counts).reduce((a, b) => a + b, 0) === 1,
+        60_000,
+      );
+      const metrics = await until(async () => (await request(hub.url).get('/metrics')).text, (text) => /verify_hub_webhook_events_total\{platform="hubspot",outcome="duplicate"\} 1/.test(text), 60_000);
+      expect(metrics).toMatch(/verify_hub_webhook_events_total\{platform="hubspot",outcome="queued"\} 1\n/);
+    } finally {
+      await hub.close();
+      await stack.engine.stop();
+      rmSync(stack.uploadDir, { recursive: true, force: true });
     }
   }, 180_000);
 });
