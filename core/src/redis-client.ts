@@ -20,7 +20,10 @@ export function redisClientPlan(url: string, options: RedisClientOptions = {}): 
   const tls = target.tls ? { tls: {} } : {};
   if (target.kind === 'sentinel') {
     const sentinelTls = target.tls ? { sentinelTLS: {}, enableTLSForSentinelMode: true } : {};
-    return { kind: 'sentinel', options: { ...options, ...auth, ...tls, ...sentinelTls, sentinels: target.sentinels, name: target.masterName, ...(target.db ? { db: target.db } : {}) } };
+    // After a failover: the sentinels' switch-master notice moves the client at once, and a write that still
+    // reached the demoted master (READONLY) reconnects through the sentinels and is sent again.
+    const followFailover = { failoverDetector: true, reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false) };
+    return { kind: 'sentinel', options: { ...followFailover, ...options, ...auth, ...tls, ...sentinelTls, sentinels: target.sentinels, name: target.masterName, ...(target.db ? { db: target.db } : {}) } };
   }
   // These belong to the cluster client, not to its node connections.
   const { lazyConnect, enableReadyCheck, enableOfflineQueue, ...nodeOptions } = options;
