@@ -8,6 +8,6 @@ import { Keys, RedisConnectionStore, createRedis } from '@verify-hub/sync-jobs';
 export function openConnectionStore(config: Config) {
   const box = new SecretBox(config.HUB_SECRET_KEY);
   const redis = createRedis(config.REDIS_URL);
-  const keys = new Keys(config.VERIFY_HUB_REDIS_PREFIX);
+  const keys = new Keys(config.VERIFY_HUB_REDIS_PREFIX, { cluster: redis.isCluster });
   return { redis, keys, store: new RedisConnectionStore(redis, keys, box) };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { parseRedisUrl } from './redis-url';
 
 const url = (protocols: string[]) =>
   z.string().refine((v) => {
@@ -25,7 +26,16 @@ export const ConfigSchema = z.strictObject({
   ENGINE_API_KEY: secret.optional(),
   ENGINE_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(500).optional(),
-  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  REDIS_URL: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        parseRedisUrl(v);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    })
+    .default('redis://127.0.0.1:6379'),
   HUBSPOT_ACCESS_TOKEN: secret.optional(),
   HUBSPOT_CLIENT_ID: z.string().min(1).optional(),
   HUBSPOT_CLIENT_SECRET: secret.optional(),

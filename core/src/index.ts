@@ -11,6 +11,8 @@ export * from './batch-verifier';
 export * from './writeback';
 export * from './connector';
 export * from './config';
+export * from './redis-url';
+export * from './redis-client';
 export * from './logger';
 export * from './connection';
 export * from './plain-words';

@@ -1,11 +1,34 @@
+import { queuePrefix } from './redis';
+
 /**
  * Every Redis key the pipeline owns, under one prefix (BullMQ's queues use the same prefix), so a
  * deployment or a test can be told apart and cleaned up by prefix.
+ *
+ * On a Redis Cluster (`cluster: true`) keys that one command or script uses together share a hash
+ * tag: a run's keys `{<run id>}`, a limiter's `{<limiter key>}`, the connections `{connections}`;
+ * different runs land on different slots. The queues' prefix becomes `{<prefix>}` (all of BullMQ's
+ * keys in one slot, as its scripts need). A single server keeps the untagged names, so existing data
+ * stays where it was. The layout is in the package README.
  */
 export class Keys {
-  constructor(readonly prefix = 'vh:sync') {}
+  readonly cluster: boolean;
+  /** BullMQ's prefix for the pipeline's queues. */
+  readonly queuePrefix: string;
+
+  constructor(
+    readonly prefix = 'vh:sync',
+    options: { cluster?: boolean } = {},
+  ) {
+    this.cluster = options.cluster ?? false;
+    this.queuePrefix = queuePrefix(prefix, this.cluster);
+  }
+
+  /** `name` as a hash tag on a cluster, as it is on a single server. */
+  private tag(name: string): string {
+    return this.cluster ? `{${name}}` : name;
+  }
   run(id: string): string {
-    return `${this.prefix}:run:${id}`;
+    return `${this.prefix}:run:${this.tag(id)}`;
   }
   /** Sorted set of run ids by creation time. */
   runIndex(): string {
@@ -13,34 +36,34 @@ export class Keys {
   }
   /** Pages whose chunk has been counted: makes a re-delivered chunk count once. */
   pagesDone(id: string): string {
-    return `${this.prefix}:run:${id}:pages-done`;
+    return `${this.run(id)}:pages-done`;
   }
   /** Chunk jobs parked while the run is paused. */
   parked(id: string): string {
-    return `${this.prefix}:run:${id}:parked`;
+    return `${this.run(id)}:parked`;
   }
   report(id: string): string {
-    return `${this.prefix}:run:${id}:report`;
+    return `${this.run(id)}:report`;
   }
   /** Counts of the run's results by risk and reason, and its failure total (kept as report rows are added). */
   breakdown(id: string): string {
-    return `${this.prefix}:run:${id}:breakdown`;
+    return `${this.run(id)}:breakdown`;
   }
   /** The run's first failed report rows (capped). */
   failures(id: string): string {
-    return `${this.prefix}:run:${id}:failures`;
+    return `${this.run(id)}:failures`;
   }
   /** Held by the one job writing a single-writer run (a file), so a resumed run never has two writers. */
   writer(id: string): string {
-    return `${this.prefix}:run:${id}:writer`;
+    return `${this.run(id)}:writer`;
   }
   /** Pages whose write began: a chunk replayed after a kill reads its contacts again before writing. */
   writeStarted(id: string): string {
-    return `${this.prefix}:run:${id}:write-started`;
+    return `${this.run(id)}:write-started`;
   }
   /** The cursor each page was pulled from (page index -> cursor), so a lost chunk job can be pulled again. */
   pageCursors(id: string): string {
-    return `${this.prefix}:run:${id}:page-cursors`;
+    return `${this.run(id)}:page-cursors`;
   }
   /**
    * Credits reserved against the run's cap by chunks verifying now: page index -> `<credits>|<token>`.
@@ -48,11 +71,11 @@ export class Keys {
    * it, and the reconciler releases those of pages whose chunk job is no longer running.
    */
   reservations(id: string): string {
-    return `${this.prefix}:run:${id}:reserved`;
+    return `${this.run(id)}:reserved`;
   }
   /** Purchases counted in the run's credits (address and answer time), so a purchase resent after a reconnect counts once. */
   purchases(id: string): string {
-    return `${this.prefix}:run:${id}:purchases`;
+    return `${this.run(id)}:purchases`;
   }
   /** Held by the one worker reconciling runs at a time. */
   reconcileLock(): string {
@@ -70,16 +93,16 @@ export class Keys {
     return `${this.prefix}:cache:${normalized}`;
   }
   limiterStarts(key: string): string {
-    return `${this.prefix}:limiter:${key}:starts`;
+    return `${this.prefix}:limiter:${this.tag(key)}:starts`;
   }
   limiterRunning(key: string): string {
-    return `${this.prefix}:limiter:${key}:running`;
+    return `${this.prefix}:limiter:${this.tag(key)}:running`;
   }
   connection(id: string): string {
-    return `${this.prefix}:connection:${id}`;
+    return this.cluster ? `${this.connectionIndex()}:${id}` : `${this.prefix}:connection:${id}`;
   }
   connectionIndex(): string {
-    return `${this.prefix}:connections`;
+    return `${this.prefix}:${this.tag('connections')}`;
   }
   eventGate(key: string): string {
     return `${this.prefix}:event-gate:${key}`;

@@ -10,6 +10,8 @@ import {
   RateLimitError,
   SecretBox,
   createLogger,
+  describeRedisTarget,
+  parseRedisUrl,
   noLimit,
   normalizeEmail,
   parseScope,
@@ -38,6 +40,7 @@ import { jobIds, PARK_MS, QUEUE, type ChunkJobData, type EventJobData, type Page
 import { DEFAULT_RECHECK_DELAYS_MS } from './recheck-schedule';
 import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
+import type { Cluster } from 'ioredis';
 import { createRedis, type Redis } from './redis';
 import { RunLease } from './run-lease';
 import { estimateSource } from './estimate';
@@ -136,6 +139,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   private readonly log: Logger;
   private readonly finished = new EventEmitter();
   private subscriber?: Redis;
+  private readonly redisUrl: string;
   private workerVerifier?: Verifier;
   private readonly untrack: (() => void)[] = [];
   private readonly opts: Required<Pick<SyncPipelineOptions, 'chunkConcurrency' | 'verifyConcurrency' | 'recheckDelaysMs' | 'maxOutstandingPages' | 'pagesPerPagerJob' | 'eventCoalesceMs' | 'attempts' | 'freshnessDays' | 'maxStalledCount' | 'reconcileIntervalMs' | 'creditWaitMs'>>;
@@ -143,9 +147,9 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   readonly reconciler: RunReconciler;
 
   constructor(private readonly options: SyncPipelineOptions = {}) {
-    const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-    this.keys = new Keys(options.prefix ?? 'vh:sync');
-    this.redis = createRedis(url);
+    this.redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    this.redis = createRedis(this.redisUrl);
+    this.keys = new Keys(options.prefix ?? 'vh:sync', { cluster: this.redis.isCluster });
     this.store = new RunStore(this.redis, this.keys, { retentionDays: options.retentionDays });
     this.opts = {
       chunkConcurrency: options.chunkConcurrency ?? 4,
@@ -167,7 +171,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     this.log = options.logger ?? createLogger({ name: 'sync-jobs' });
     // ioredis reconnects by itself; its errors are logged, not thrown at the process.
     this.redis.on('error', (error: Error) => this.log.debug({ err: error.message }, 'redis connection error'));
-    const queueOpts = { connection: this.redis, prefix: this.keys.prefix };
+    const queueOpts = { connection: this.redis, prefix: this.keys.queuePrefix };
     this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
     this.schedules = new ScheduleStore(this.redis, this.keys, this.queues.runs, (request) => this.checkRequest(request));
@@ -201,8 +205,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   }
 
   private redisAddress(): string {
-    const { host, port } = this.redis.options;
-    return `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+    return describeRedisTarget(parseRedisUrl(this.redisUrl));
   }
 
   // ------------------------------------------------------------------ RunService
@@ -378,7 +381,8 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       await this.queues.events.add('event', data, { jobId: `evt-${contactKey}-${Date.now()}`, delay: this.opts.eventCoalesceMs, ...this.jobDefaults() });
     } catch (error) {
       // Not queued: open both gates again, so the caller's retry is not taken for a duplicate and lost.
-      await this.redis.del(deliveryGate, contactGate).catch(() => undefined);
+      // One DEL per gate: on a cluster the two keys may live on different slots.
+      await Promise.all([this.redis.del(deliveryGate), this.redis.del(contactGate)]).catch(() => undefined);
       throw error;
     }
     return { queued: true };
@@ -464,7 +468,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const connection = this.redis.duplicate({ maxRetriesPerRequest: null });
     const common = {
       connection,
-      prefix: this.keys.prefix,
+      prefix: this.keys.queuePrefix,
       autorun: true,
       maxStalledCount: this.opts.maxStalledCount,
       ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
@@ -517,12 +521,16 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   /** Deletes every key under this pipeline's prefix (tests and `runs purge`). */
   async purge(): Promise<void> {
     for (const q of Object.values(this.queues)) await q.obliterate({ force: true }).catch(() => undefined);
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.keys.prefix}:*`, 'COUNT', 1000);
-      if (keys.length) await this.redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    // A cluster's keys are spread over its masters: each is scanned, and keys deleted one by one (slots differ).
+    const nodes = this.redis.isCluster ? (this.redis as unknown as Cluster).nodes('master') : [this.redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${this.keys.prefix}:*`, 'COUNT', 1000);
+        if (keys.length) await (this.redis.isCluster ? Promise.all(keys.map((key) => this.redis.del(key))) : this.redis.del(...keys));
+        cursor = next;
+      } while (cursor !== '0');
+    }
   }
 
   // ------------------------------------------------------------------ jobs

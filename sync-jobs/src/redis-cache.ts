@@ -30,7 +30,9 @@ export class RedisVerificationCache implements VerificationCache {
   async getMany(keys: string[]): Promise<Map<string, Verification>> {
     const found = new Map<string, Verification>();
     if (keys.length === 0) return found;
-    const values = await this.redis.mget(keys.map((k) => this.keys.cache(k)));
+    const cacheKeys = keys.map((k) => this.keys.cache(k));
+    // MGET cannot span a cluster's slots: there, one GET per address, sent together.
+    const values = this.keys.cluster ? await Promise.all(cacheKeys.map((k) => this.redis.get(k))) : await this.redis.mget(cacheKeys);
     const now = Date.now();
     values.forEach((raw, i) => {
       if (!raw) return;
@@ -47,8 +49,9 @@ export class RedisVerificationCache implements VerificationCache {
   }
 
   async setMany(results: Verification[]): Promise<void> {
-    const m = this.redis.multi();
-    if (this.addSets(m, results) > 0) await m.exec();
+    const entries = this.entries(results);
+    if (this.keys.cluster) await this.setEach(entries);
+    else if (entries.length > 0) await this.addSets(this.redis.multi(), entries).exec();
   }
 
   /**
@@ -56,31 +59,52 @@ export class RedisVerificationCache implements VerificationCache {
    * so what the run says it spent moves with what the cache holds. Each purchase is counted once by its
    * answer (address and `checkedAt`, kept in `credits.purchases`): a MULTI that ioredis sends again
    * after a reconnect (Redis ran it, the reply was lost) counts nothing twice.
+   *
+   * On a cluster the cache entries and the run are on different slots, which no MULTI spans: the
+   * entries are stored first, then the purchases counted (still once each).
    */
   async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }): Promise<void> {
-    const m = this.redis.multi();
-    let queued = this.addSets(m, results);
+    const entries = this.entries(results);
     const billable = results.filter((v) => v.billable);
-    if (credits && billable.length > 0) {
-      m.eval(COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map((v) => `${v.normalized}|${v.checkedAt}`));
-      queued++;
+    const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map((v) => `${v.normalized}|${v.checkedAt}`)] as const) : undefined;
+    if (this.keys.cluster) {
+      await this.setEach(entries);
+      if (countArgs) await this.redis.eval(...countArgs);
+      return;
     }
-    if (queued > 0) await m.exec();
+    if (entries.length === 0 && !countArgs) return;
+    const m = this.addSets(this.redis.multi(), entries);
+    if (countArgs) m.eval(...countArgs);
+    await m.exec();
   }
 
-  private addSets(m: ChainableCommander, results: Verification[]): number {
+  /** What to store for each result: unknowns are not kept, nor results already past the longest freshness window. */
+  private entries(results: Verification[]): CacheEntry[] {
     // Kept for the longest window anyone may ask for (a run can ask for more than the default).
     const ttlMs = Math.max(this.freshnessDays, DEFAULT_FRESHNESS_DAYS) * DAY_MS;
-    let queued = 0;
+    const entries: CacheEntry[] = [];
     for (const v of results) {
       if (v.risk === 'unknown') continue;
       const age = Date.now() - Date.parse(v.checkedAt);
       const ttl = ttlMs - (Number.isFinite(age) ? Math.max(0, age) : 0);
-      if (ttl > 0) {
-        m.set(this.keys.cache(v.normalized), JSON.stringify(v), 'PX', ttl);
-        queued++;
-      }
+      if (ttl > 0) entries.push({ key: this.keys.cache(v.normalized), value: JSON.stringify(v), ttlMs: ttl });
     }
-    return queued;
+    return entries;
   }
+
+  private addSets(m: ChainableCommander, entries: CacheEntry[]): ChainableCommander {
+    for (const e of entries) m.set(e.key, e.value, 'PX', e.ttlMs);
+    return m;
+  }
+
+  /** One SET per entry, sent together (a cluster spreads the addresses over its slots). */
+  private async setEach(entries: CacheEntry[]): Promise<void> {
+    await Promise.all(entries.map((e) => this.redis.set(e.key, e.value, 'PX', e.ttlMs)));
+  }
+}
+
+interface CacheEntry {
+  key: string;
+  value: string;
+  ttlMs: number;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { runName } from '@verify-hub/core';
 import type { ReportRow, RunBreakdown, RunCounters, RunListFilter, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
@@ -170,15 +170,26 @@ export class RunStore {
     if (extra.estimatedCredits !== undefined) fields.estimatedCredits = String(extra.estimatedCredits);
     if (extra.expectedTotal !== undefined) fields.expectedTotal = String(extra.expectedTotal);
     for (const name of COUNTER_NAMES) fields[counterField(name)] = '0';
-    await this.redis
-      .multi()
-      .hset(this.keys.run(id), fields)
-      .pexpire(this.keys.run(id), this.retentionMs)
-      .zadd(this.keys.runIndex(), Date.now(), id)
-      // Runs past retention have expired: the index lets go of them too.
-      .zremrangebyscore(this.keys.runIndex(), '-inf', Date.now() - this.retentionMs)
-      .exec();
+    const writeRun = this.redis.multi().hset(this.keys.run(id), fields).pexpire(this.keys.run(id), this.retentionMs);
+    // Runs past retention have expired: the index lets go of them too.
+    const indexRun = (m: ChainableCommander) => m.zadd(this.keys.runIndex(), Date.now(), id).zremrangebyscore(this.keys.runIndex(), '-inf', Date.now() - this.retentionMs);
+    if (this.keys.cluster) {
+      // The run and the index are on different slots: the run first, so the index never names a run that is not there.
+      await writeRun.exec();
+      await indexRun(this.redis.multi()).exec();
+    } else await indexRun(writeRun).exec();
     return (await this.get(id))!;
+  }
+
+  /** Runs' hashes in one round trip: a pipeline on one server; on a cluster (runs on many slots) one HGETALL each, sent together. */
+  private async readRuns(ids: string[]): Promise<Record<string, string>[]> {
+    if (this.keys.cluster) return Promise.all(ids.map((id) => this.redis.hgetall(this.keys.run(id))));
+    const batch = this.redis.pipeline();
+    for (const id of ids) batch.hgetall(this.keys.run(id));
+    return ((await batch.exec()) ?? []).map(([error, hash]) => {
+      if (error) throw error;
+      return hash as Record<string, string>;
+    });
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -202,11 +213,7 @@ export class RunStore {
     const ids = await this.redis.zrevrange(this.keys.runIndex(), 0, filtered ? FILTER_WINDOW - 1 : limit - 1);
     const runs: RunRecord[] = [];
     for (let start = 0; start < ids.length && runs.length < limit; start += LIST_BATCH) {
-      const batch = this.redis.pipeline();
-      for (const id of ids.slice(start, start + LIST_BATCH)) batch.hgetall(this.keys.run(id));
-      for (const [error, hash] of (await batch.exec()) ?? []) {
-        if (error) throw error;
-        const h = hash as Record<string, string>;
+      for (const h of await this.readRuns(ids.slice(start, start + LIST_BATCH))) {
         if (!h.id) continue; // expired since the index was read
         const run = toRecord(h);
         if (runMatches(run, filter)) runs.push(run);

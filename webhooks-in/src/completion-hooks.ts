@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger, SecretBox } from '@verify-hub/core';
-import type { RunRecord, RunService } from '@verify-hub/sync-jobs';
+import { queuePrefix, type RunRecord, type RunService } from '@verify-hub/sync-jobs';
 import { signHookPayload } from './hook-signature';
 import type { HubMetrics } from './http-metrics';
 import { runView } from './run-view';
@@ -109,9 +109,9 @@ export class CompletionHookDelivery {
     const queueConnection = redis.duplicate();
     const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
     this.connections = [queueConnection, workerConnection];
-    this.queue = new Queue<DeliveryJob>(options.queueName, { connection: queueConnection });
+    this.queue = new Queue<DeliveryJob>(options.queueName, { connection: queueConnection, prefix: queuePrefix('bull', redis.isCluster) });
     this.queue.on('error', (error) => this.logger.error({ err: error }, 'completion webhook queue error'));
-    this.worker = new Worker<DeliveryJob>(options.queueName, (job) => this.deliver(job), { connection: workerConnection, concurrency: 10 });
+    this.worker = new Worker<DeliveryJob>(options.queueName, (job) => this.deliver(job), { connection: workerConnection, prefix: queuePrefix('bull', redis.isCluster), concurrency: 10 });
     this.worker.on('failed', (job, error) => {
       const last = job && job.attemptsMade >= (job.opts.attempts ?? 1);
       this.metrics.hookDeliveries.inc({ outcome: last ? 'gave_up' : 'retry' });

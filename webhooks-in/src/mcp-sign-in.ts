@@ -168,11 +168,11 @@ export class HubMcpOAuthProvider implements OAuthServerProvider {
     const accessToken = newSecret('at');
     const refreshToken = newSecret('rt');
     const access: AccessRecord = { clientId: grant.clientId, scopes: grant.scopes, resource: grant.resource, expiresAt: Math.floor(Date.now() / 1000) + this.accessTtl };
-    await this.redis
-      .multi()
-      .set(this.key('access', accessToken), JSON.stringify(access), 'EX', this.accessTtl)
-      .set(this.key('refresh', refreshToken), JSON.stringify({ clientId: grant.clientId, scopes: grant.scopes, resource: grant.resource } satisfies Grant), 'EX', this.refreshTtl)
-      .exec();
+    // Two writes, not a MULTI: on a Redis Cluster the two tokens' keys are on different slots.
+    await Promise.all([
+      this.redis.set(this.key('access', accessToken), JSON.stringify(access), 'EX', this.accessTtl),
+      this.redis.set(this.key('refresh', refreshToken), JSON.stringify({ clientId: grant.clientId, scopes: grant.scopes, resource: grant.resource } satisfies Grant), 'EX', this.refreshTtl),
+    ]);
     return { access_token: accessToken, token_type: 'bearer', expires_in: this.accessTtl, refresh_token: refreshToken, scope: grant.scopes.join(' ') };
   }
 

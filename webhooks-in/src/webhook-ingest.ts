@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ContactEvent, Logger } from '@verify-hub/core';
-import type { RunService } from '@verify-hub/sync-jobs';
+import { queuePrefix, type RunService } from '@verify-hub/sync-jobs';
 import type { HubMetrics } from './http-metrics';
 
 type RoutedEvent = ContactEvent & { connectionId: string };
@@ -43,12 +43,12 @@ export class WebhookIngest {
   ) {
     const queueConnection = redis.duplicate();
     this.connections.push(queueConnection);
-    this.queue = new Queue<IngestJob>(options.queueName, { connection: queueConnection });
+    this.queue = new Queue<IngestJob>(options.queueName, { connection: queueConnection, prefix: queuePrefix('bull', redis.isCluster) });
     this.queue.on('error', (error) => this.logger.error({ err: error }, 'webhook ingest queue error'));
     if (options.worker) {
       const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
       this.connections.push(workerConnection);
-      this.worker = new Worker<IngestJob>(options.queueName, (job) => this.forward(job), { connection: workerConnection, concurrency: options.concurrency });
+      this.worker = new Worker<IngestJob>(options.queueName, (job) => this.forward(job), { connection: workerConnection, prefix: queuePrefix('bull', redis.isCluster), concurrency: options.concurrency });
       this.worker.on('failed', (job, error) => this.logger.warn({ platform: job?.data.platform, events: job?.data.events.length, attempt: job?.attemptsMade, reason: error.message }, 'webhook events not handed to the pipeline yet'));
       this.worker.on('error', (error) => this.logger.error({ err: error }, 'webhook ingest worker error'));
     }

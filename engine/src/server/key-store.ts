@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { InputError, KEY_NAME_PATTERN, KEY_NAME_RULE } from '@verify-hub/core';
+import { createEngineRedis } from './redis-client';
 
 /**
  * API keys and accounts of the self-hosted engine, kept in Redis (engine/README.md says why: several
@@ -68,7 +69,16 @@ export function hashKey(key: string): Buffer {
 }
 
 export class KeyStore {
-  constructor(private readonly redis: Redis, private readonly prefix = 'vh:engine:', private readonly defaults: AccountLimits = DEFAULT_LIMITS) {}
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix = 'vh:engine:',
+    private readonly defaults: AccountLimits = DEFAULT_LIMITS,
+  ) {
+    // A key's record, the id index and its account are written in one MULTI: on a Redis Cluster one hash tag keeps them in one slot.
+    this.prefix = redis.isCluster ? `{${prefix}}` : prefix;
+  }
 
   /** Creates a key; the returned `key` is the only time the secret exists outside its holder. */
   async createKey(input: { name: string; account?: string; keyPrefix?: string }): Promise<{ key: string; record: KeyRecord }> {
@@ -220,7 +230,7 @@ export function quotaResetAt(now = new Date()): Date {
 
 /** Opens a KeyStore on its own Redis connection (for the CLI); throws when Redis does not answer. */
 export async function openKeyStore(redisUrl: string, prefix = 'vh:engine:'): Promise<{ store: KeyStore; close(): Promise<void> }> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = createEngineRedis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await redis.connect();
   } catch (error) {

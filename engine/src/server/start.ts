@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger, Verifier } from '@verify-hub/core';
 import { LocalEngine } from '../local-engine';
 import type { LocalEngineOptions } from '../options';
@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS, KeyStore, type AccountLimits } from './key-store';
 import { EngineMetrics } from './metrics';
 import { AccountRateLimiter } from './rate-limit';
 import { IdempotencyStore } from './idempotency';
+import { createEngineRedis } from './redis-client';
 
 export interface EngineServerOptions {
   /** Default 8081 (`ENGINE_PORT`); 0 picks a free port. */
@@ -41,7 +42,7 @@ export interface EngineServer {
 /** Starts the engine API server. `close()` stops it and closes the Redis connection it opened. */
 export async function startEngineServer(options: EngineServerOptions = {}): Promise<EngineServer> {
   const ownsRedis = !options.redis;
-  const redis = options.redis ?? new Redis(options.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, lazyConnect: true });
+  const redis = options.redis ?? createEngineRedis(options.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, lazyConnect: true });
   if (ownsRedis) await redis.connect();
   const prefix = options.keyPrefix ?? 'vh:engine:';
   const store = new KeyStore(redis, prefix, options.defaultLimits ?? DEFAULT_LIMITS);
