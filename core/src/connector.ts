@@ -123,7 +123,11 @@ export interface Connector {
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */
 export interface ContactEvent {
   platform: string;
-  kind: 'created' | 'email_changed' | 'unsubscribed' | 'cleaned' | 'profile_updated' | (string & {});
+  /**
+   * `privacy_deletion`: the platform erased the contact for privacy (HubSpot `contact.privacyDeletion`,
+   * a Mailchimp member deleted); the hub erases every trace of it (cache, run reports, queued jobs).
+   */
+  kind: 'created' | 'email_changed' | 'unsubscribed' | 'cleaned' | 'profile_updated' | 'privacy_deletion' | (string & {});
   /** Account the event belongs to: HubSpot portal id, Mailchimp list id. */
   accountId: string;
   contactId: string;
