@@ -100,6 +100,8 @@ export interface ReportRow {
   /** `written`, `unchanged`, `failed`, `dry_run`, `skipped` */
   outcome: string;
   error?: string;
+  /** A tombstone: the contact was erased for privacy (contact id and email empty); it still counts in the run's totals. */
+  erased?: boolean;
 }
 
 export interface RunService {

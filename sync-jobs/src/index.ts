@@ -19,3 +19,4 @@ export * from './cron-preview';
 export * from './schedule-presets';
 export * from './schedule-store';
 export * from './estimate';
+export * from './privacy-erasure';
