@@ -118,6 +118,19 @@ export interface Connector {
    * failure means the run is named by its scope in words (core's `scopeInWords`).
    */
   describeScope?(scope: Scope): Promise<string | undefined>;
+  /**
+   * The connection is being disconnected (or the app uninstalled): remove what the hub created on the
+   * platform for it (webhooks). Called before the stored token is deleted; platform-side only.
+   */
+  disconnect?(): Promise<DisconnectReport>;
+}
+
+/** What a connector removed from its platform when its connection was disconnected, in words for the user. */
+export interface DisconnectReport {
+  /** Things deleted on the platform, each counted: "1 Mailchimp webhook". */
+  deleted: string[];
+  /** What was left, and why ("HubSpot's webhook subscriptions belong to the app, not to one connection"). */
+  notes?: string[];
 }
 
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */

@@ -21,6 +21,7 @@ import {
   type LimiterFactory,
   type Page,
   type Logger,
+  type DisconnectReport,
   type SchemaReport,
   type Scope,
   type Verification,
@@ -422,6 +423,12 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (!connectionId) throw new InputError('connectionId', 'is required');
     const connection = (await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`);
     return this.registry.create(connection, this.depsFor(connection)).ensureSchema();
+  }
+
+  async disconnectPlatform(connectionId: string): Promise<DisconnectReport> {
+    const connection = (await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`);
+    const connector = this.registry.create(connection, this.depsFor(connection));
+    return (await connector.disconnect?.()) ?? { deleted: [] };
   }
 
   // ------------------------------------------------------------------ ScheduleService (schedule-store.ts)

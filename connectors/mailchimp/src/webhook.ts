@@ -32,6 +32,16 @@ export interface MailchimpWebhookOptions {
 
 export const DEFAULT_MAX_WEBHOOK_BODY = 64 * 1024;
 
+/** Where Mailchimp posts an audience's changes for a connection: the secret is a path segment (Mailchimp signs nothing). */
+export function webhookPath(connectionId: string, webhookSecret: string): string {
+  return `/webhooks/mailchimp/${connectionId}/${webhookSecret}`;
+}
+
+/** Whether a webhook's URL is the hub's address for this connection (whatever its host and secret). */
+export function isHubWebhookFor(connectionId: string, url: string): boolean {
+  return url.includes(webhookPath(connectionId, ''));
+}
+
 function sameSecret(presented: string, expected: string): boolean {
   // Hash first so the comparison is constant-time whatever the lengths.
   const a = createHash('sha256').update(presented, 'utf8').digest();

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type DisconnectReport, type Logger } from '@verify-hub/core';
 import type { ConnectionOperations, RunService, RunStatus, ScheduleService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -32,6 +32,16 @@ const UNFINISHED: RunStatus[] = ['queued', 'running', 'paused'];
 const UNFINISHED_RUNS = 1000;
 /** How many recent runs are read to find each connection's latest. */
 const RECENT_RUNS = 500;
+
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "Deleted: the stored token, 2 schedules, 1 Mailchimp webhook; cancelled 1 run." plus the platform's notes. */
+export function disconnectSummary(done: { schedules: number; platform: DisconnectReport; cancelledRuns: number }): string {
+  const deleted = ['the stored token', ...(done.schedules ? [counted(done.schedules, 'schedule', 'schedules')] : []), ...done.platform.deleted];
+  const cancelled = done.cancelledRuns ? `; cancelled ${counted(done.cancelledRuns, 'run', 'runs')}` : '';
+  const notes = (done.platform.notes ?? []).map((note) => ` ${note.charAt(0).toUpperCase()}${note.slice(1)}.`).join('');
+  return `Deleted: ${deleted.join(', ')}${cancelled}.${notes}`;
+}
 
 /** The body of a key connection: the platform's key fields (all required) and an optional label; messages name the bare field. */
 function keyBodySchema(setup: PlatformSetup) {
@@ -143,8 +153,19 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
         }
       }
     }
+    // The platform side before the token goes: deleting its webhooks needs the token. A platform that
+    // cannot be reached (or refuses a revoked token) does not keep the connection: the user is told.
+    let platform: DisconnectReport = { deleted: [] };
+    try {
+      platform = (await options.operations?.disconnectPlatform?.(id)) ?? platform;
+    } catch (error) {
+      const why = error instanceof VerifyHubError ? error.message : 'the platform did not answer';
+      platform = { deleted: [], notes: [`could not delete what the hub created on the platform (${why}): remove it there`] };
+      options.logger.warn({ connectionId: id, err: why }, 'disconnect: platform cleanup failed');
+    }
     await store().delete(id);
-    res.json({ deleted: id, removedSchedules, cancelledRuns });
+    const summary = disconnectSummary({ schedules: removedSchedules.length, platform, cancelledRuns: cancelledRuns.length });
+    res.json({ deleted: id, removedSchedules, cancelledRuns, platformDeleted: platform.deleted, notes: platform.notes ?? [], summary });
   });
 
   // Mailchimp's webhook address holds a secret and is shown once: this hands out a new one (the old stops working).
