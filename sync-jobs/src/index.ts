@@ -20,3 +20,4 @@ export * from './schedule-presets';
 export * from './schedule-store';
 export * from './estimate';
 export * from './privacy-erasure';
+export * from './disconnect';

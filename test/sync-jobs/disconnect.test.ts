@@ -1,7 +1,6 @@
 import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
 import { mailchimpConnectorFactory } from '@verify-hub/connector-mailchimp';
-import type { SyncPipeline } from '@verify-hub/sync-jobs';
-import { disconnectSummary } from '../../webhooks-in/src/routes/connections';
+import { disconnectSummary, type SyncPipeline } from '@verify-hub/sync-jobs';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeMailchimp } from '../fakes/mailchimp';
 import { platformPipeline } from './helpers';

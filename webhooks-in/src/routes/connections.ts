@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type DisconnectReport, type Logger } from '@verify-hub/core';
-import type { ConnectionOperations, RunService, RunStatus, ScheduleService } from '@verify-hub/sync-jobs';
+import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { disconnectConnection, type ConnectionOperations, type RunService, type ScheduleService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { connectionView, latestRunByConnection, platformInfo } from '../connection-view';
@@ -27,21 +27,8 @@ const nameOf = (platform: string) => PLATFORM_NAMES[platform] ?? platform;
 const PlatformParams = z.object({ platform: z.enum(['hubspot', 'mailchimp'], 'must be hubspot or mailchimp') });
 const ConnectionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a connection id') });
 const OAuthStartQuery = z.strictObject({ listId: z.string().regex(/^[A-Za-z0-9]{1,100}$/, 'must be an audience id (letters and digits)').optional() });
-const UNFINISHED: RunStatus[] = ['queued', 'running', 'paused'];
-/** How many runs of each unfinished status are looked through when a connection is deleted. */
-const UNFINISHED_RUNS = 1000;
 /** How many recent runs are read to find each connection's latest. */
 const RECENT_RUNS = 500;
-
-const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-/** "Deleted: the stored token, 2 schedules, 1 Mailchimp webhook; cancelled 1 run." plus the platform's notes. */
-export function disconnectSummary(done: { schedules: number; platform: DisconnectReport; cancelledRuns: number }): string {
-  const deleted = ['the stored token', ...(done.schedules ? [counted(done.schedules, 'schedule', 'schedules')] : []), ...done.platform.deleted];
-  const cancelled = done.cancelledRuns ? `; cancelled ${counted(done.cancelledRuns, 'run', 'runs')}` : '';
-  const notes = (done.platform.notes ?? []).map((note) => ` ${note.charAt(0).toUpperCase()}${note.slice(1)}.`).join('');
-  return `Deleted: ${deleted.join(', ')}${cancelled}.${notes}`;
-}
 
 /** The body of a key connection: the platform's key fields (all required) and an optional label; messages name the bare field. */
 function keyBodySchema(setup: PlatformSetup) {
@@ -133,39 +120,10 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     res.status(201).location(`/api/connections`).json(body);
   });
 
-  // What uses the connection goes first: a schedule left behind would start a failing run at every
-  // firing, and a run under way would go on reading and writing the platform the user disconnected.
   router.delete('/connections/:id', async (req, res) => {
     const { id } = parseInput(ConnectionIdParams, req.params, 'params');
     await existing(id);
-    const removedSchedules: string[] = [];
-    for (const schedule of (await options.schedules?.listSchedules()) ?? []) {
-      if (schedule.request.connectionId === id && (await options.schedules!.removeSchedule(schedule.id))) removedSchedules.push(schedule.id);
-    }
-    const cancelledRuns: string[] = [];
-    for (const status of UNFINISHED) {
-      for (const run of await options.runs.list({ status, limit: UNFINISHED_RUNS })) {
-        if (run.connectionId !== id) continue;
-        try {
-          cancelledRuns.push((await options.runs.cancel(run.id)).id);
-        } catch (error) {
-          if (!(error instanceof InputError)) throw error; // it finished meanwhile
-        }
-      }
-    }
-    // The platform side before the token goes: deleting its webhooks needs the token. A platform that
-    // cannot be reached (or refuses a revoked token) does not keep the connection: the user is told.
-    let platform: DisconnectReport = { deleted: [] };
-    try {
-      platform = (await options.operations?.disconnectPlatform?.(id)) ?? platform;
-    } catch (error) {
-      const why = error instanceof VerifyHubError ? error.message : 'the platform did not answer';
-      platform = { deleted: [], notes: [`could not delete what the hub created on the platform (${why}): remove it there`] };
-      options.logger.warn({ connectionId: id, err: why }, 'disconnect: platform cleanup failed');
-    }
-    await store().delete(id);
-    const summary = disconnectSummary({ schedules: removedSchedules.length, platform, cancelledRuns: cancelledRuns.length });
-    res.json({ deleted: id, removedSchedules, cancelledRuns, platformDeleted: platform.deleted, notes: platform.notes ?? [], summary });
+    res.json(await disconnectConnection(id, { connections: store(), runs: options.runs, schedules: options.schedules, operations: options.operations, logger: options.logger }));
   });
 
   // Mailchimp's webhook address holds a secret and is shown once: this hands out a new one (the old stops working).
