@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createLogger } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { ReportRow, SyncPipeline } from '@verify-hub/sync-jobs';
 import { setup, waitFor, waitForStatus } from './helpers';
@@ -33,7 +34,9 @@ async function reportOf(pipeline: SyncPipeline, runId: string): Promise<ReportRo
 describe('a privacy deletion erases the contact from everything the hub keeps', () => {
   it('cache, report rows (as tombstones that keep the totals), purchases, queued events and re-checks; idempotent', async () => {
     // 300 contacts, every 10th unknown: their re-checks wait 30 minutes in the chunks queue.
-    const t = await setup({ size: 300, pageSize: 100, unknownEvery: 10 }, {}, { secretKey: randomBytes(32).toString('base64'), eventCoalesceMs: 600_000 });
+    const logLines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logLines.push(line) } });
+    const t = await setup({ size: 300, pageSize: 100, unknownEvery: 10 }, {}, { secretKey: randomBytes(32).toString('base64'), eventCoalesceMs: 600_000, logger });
     const workers = t.pipeline.startWorkers();
     try {
       await t.pipeline.connections!.save({ id: 'conn1', platform: 'fake', label: 'Fake', createdAt: new Date().toISOString(), credentials: {} });
@@ -73,6 +76,14 @@ describe('a privacy deletion erases the contact from everything the hub keeps', 
       // The other contacts of the re-check job are still there.
       const rechecks = (await t.pipeline.queues.chunks.getJobs(['delayed'])).filter((j) => j.name === 'recheck');
       expect(rechecks.map((j) => j.data.contacts.length).sort()).toEqual([10, 10, 9]);
+
+      // Its log lines say what was erased, in counts: never the address or the contact id.
+      const erasureLines = logLines.filter((line) => line.includes('erased for privacy'));
+      expect(erasureLines).toHaveLength(2);
+      expect(erasureLines.join('\n')).toContain('"reportRows":1');
+      expect(holds(erasureLines, unknownAddress, 'c9')).toEqual([]);
+      expect(holds(erasureLines, safeAddress, 'c0')).toEqual([]);
+      expect(erasureLines.join('\n')).not.toMatch(/"c9"|"c0"|hash-of-c0/);
 
       // A second delivery finds nothing left.
       const again = await t.pipeline.eraseContact({ connectionId: 'conn1', contactId: 'c9', email: unknownAddress });
