@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError, createLocalLimiter, type Config, type ConnectionRecord } from '@verify-hub/core';
 import { DEFAULT_API_BASE, HubSpotAuthError, exchangeHubSpotCode, hubspotInstallUrl, privateAppConnection, type RateTier } from '@verify-hub/connector-hubspot';
-import { MailchimpAuthError, MailchimpConnector, MailchimpNotFoundError, authorizeUrl, connectionFromOAuth, dataCenterFromApiKey } from '@verify-hub/connector-mailchimp';
+import { MailchimpAuthError, MailchimpConnector, MailchimpNotFoundError, authorizeUrl, connectionFromOAuth, dataCenterFromApiKey, webhookPath } from '@verify-hub/connector-mailchimp';
 import { PlatformRejectedError, type PlatformSetup, type PlatformSetups } from '@verify-hub/webhooks-in';
 
 /**
@@ -32,9 +32,7 @@ export async function hubspotTokenConnection(config: Config, input: { accessToke
 }
 
 /** Where Mailchimp posts an audience's changes: the secret is a path segment (Mailchimp signs nothing). */
-export function mailchimpWebhookPath(connectionId: string, webhookSecret: string): string {
-  return `/webhooks/mailchimp/${connectionId}/${webhookSecret}`;
-}
+export const mailchimpWebhookPath = webhookPath;
 
 const newWebhookSecret = () => randomBytes(24).toString('base64url');
 

@@ -118,12 +118,29 @@ export interface Connector {
    * failure means the run is named by its scope in words (core's `scopeInWords`).
    */
   describeScope?(scope: Scope): Promise<string | undefined>;
+  /**
+   * The connection is being disconnected (or the app uninstalled): remove what the hub created on the
+   * platform for it (webhooks). Called before the stored token is deleted; platform-side only.
+   */
+  disconnect?(): Promise<DisconnectReport>;
+}
+
+/** What a connector removed from its platform when its connection was disconnected, in words for the user. */
+export interface DisconnectReport {
+  /** Things deleted on the platform, each counted: "1 Mailchimp webhook". */
+  deleted: string[];
+  /** What was left, and why ("HubSpot's webhook subscriptions belong to the app, not to one connection"). */
+  notes?: string[];
 }
 
 /** A platform webhook, parsed: what `connectors/<platform>/webhook.ts` returns. */
 export interface ContactEvent {
   platform: string;
-  kind: 'created' | 'email_changed' | 'unsubscribed' | 'cleaned' | 'profile_updated' | (string & {});
+  /**
+   * `privacy_deletion`: the platform erased the contact for privacy (HubSpot `contact.privacyDeletion`,
+   * a Mailchimp member deleted); the hub erases every trace of it (cache, run reports, queued jobs).
+   */
+  kind: 'created' | 'email_changed' | 'unsubscribed' | 'cleaned' | 'profile_updated' | 'privacy_deletion' | (string & {});
   /** Account the event belongs to: HubSpot portal id, Mailchimp list id. */
   accountId: string;
   contactId: string;

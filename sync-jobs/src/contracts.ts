@@ -1,4 +1,4 @@
-import type { ContactEvent, Ledger, RiskAction, SchemaReport, Verification } from '@verify-hub/core';
+import type { ContactEvent, DisconnectReport, Ledger, RiskAction, SchemaReport, Verification } from '@verify-hub/core';
 
 /**
  * The public contract of the sync pipeline, used by the CLI and the hub service (webhooks-in).
@@ -100,6 +100,8 @@ export interface ReportRow {
   /** `written`, `unchanged`, `failed`, `dry_run`, `skipped` */
   outcome: string;
   error?: string;
+  /** A tombstone: the contact was erased for privacy (contact id and email empty); it still counts in the run's totals. */
+  erased?: boolean;
 }
 
 export interface RunService {
@@ -150,6 +152,8 @@ export interface ConnectionOperations {
   estimate(request: Pick<StartRunRequest, 'platform' | 'connectionId' | 'scope' | 'options'>): Promise<RunEstimate>;
   /** Creates the write-back fields in the platform (idempotent) and says what it created. */
   ensureSchema(connectionId: string): Promise<SchemaReport>;
+  /** Removes what the hub created on the platform for the connection (its webhooks), before the connection is deleted. */
+  disconnectPlatform?(connectionId: string): Promise<DisconnectReport>;
 }
 
 /** A cron pattern in words, with its next occurrences. */

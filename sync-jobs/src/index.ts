@@ -20,3 +20,5 @@ export * from './schedule-presets';
 export * from './schedule-store';
 export * from './estimate';
 export * from './action-completions';
+export * from './privacy-erasure';
+export * from './disconnect';

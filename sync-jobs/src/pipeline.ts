@@ -23,6 +23,7 @@ import {
   type LimiterFactory,
   type Page,
   type Logger,
+  type DisconnectReport,
   type SchemaReport,
   type Scope,
   type Verification,
@@ -36,6 +37,7 @@ import type { ConnectionOperations, CronPreview, ReportRow, RunBreakdown, RunEst
 import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
 import { Keys } from './keys';
 import { syncMetrics, trackQueueDepth } from './metrics';
+import { PrivacyEraser, type ErasureSummary } from './privacy-erasure';
 import { jobIds, PARK_MS, QUEUE, type ChunkJobData, type EventJobData, type PageJobData, type RecheckJobData, type ScheduledJobData } from './queues';
 import { DEFAULT_RECHECK_DELAYS_MS } from './recheck-schedule';
 import { RedisVerificationCache } from './redis-cache';
@@ -365,9 +367,10 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     return this.store.report(id);
   }
 
-  async enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }> {
+  async enqueueEvent(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean; erased?: ErasureSummary }> {
     if (!event.connectionId) throw new InputError('connectionId', 'is required');
     if (!event.contactId) throw new InputError('contactId', 'is required');
+    if (event.kind === 'privacy_deletion') return { queued: false, erased: await this.eraseContact(event) };
     // A delivery seen before (same dedupeKey) is dropped for a day; a contact already waiting is coalesced.
     const deliveryGate = this.keys.eventGate(`d:${hash(event.connectionId + '\n' + event.dedupeKey)}`);
     const dedupe = await this.redis.set(deliveryGate, '1', 'PX', 86_400_000, 'NX');
@@ -386,6 +389,16 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
       throw error;
     }
     return { queued: true };
+  }
+
+  /**
+   * A platform's privacy deletion, done at once rather than queued (a queued job would itself hold the
+   * address): see privacy-erasure.ts. The log line holds counts only, never the address or contact id.
+   */
+  async eraseContact(event: Pick<ContactEvent, 'contactId' | 'email'> & { connectionId: string }): Promise<ErasureSummary> {
+    const summary = await new PrivacyEraser(this.redis, this.keys, this.queues).erase(event);
+    this.log.info({ connectionId: event.connectionId, ...summary }, 'contact erased for privacy');
+    return summary;
   }
 
   onRunFinished(listener: (run: RunRecord) => void): () => void {
@@ -414,6 +427,12 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     if (!connectionId) throw new InputError('connectionId', 'is required');
     const connection = (await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`);
     return this.registry.create(connection, this.depsFor(connection)).ensureSchema();
+  }
+
+  async disconnectPlatform(connectionId: string): Promise<DisconnectReport> {
+    const connection = (await this.connectionStore().get(connectionId)) ?? throwInput('connectionId', `no stored connection "${connectionId}"`);
+    const connector = this.registry.create(connection, this.depsFor(connection));
+    return (await connector.disconnect?.()) ?? { deleted: [] };
   }
 
   // ------------------------------------------------------------------ ScheduleService (schedule-store.ts)
@@ -732,7 +751,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
   private async recheckPage(sourceRunId: string, connector: Connector, cursor?: string): Promise<Page> {
     const start = Number(cursor ?? 0);
     const rows = await this.redis.lrange(this.keys.report(sourceRunId), start, start + 499);
-    const unknown = rows.map((r) => JSON.parse(r) as ReportRow).filter((r) => r.risk === 'unknown');
+    const unknown = rows.map((r) => JSON.parse(r) as ReportRow).filter((r) => r.risk === 'unknown' && !r.erased);
     let contacts = unknown.map((r) => ({ id: r.contactId, email: r.email }));
     if (connector.pullByIds && contacts.length) contacts = await connector.pullByIds(contacts.map((c) => c.id));
     return { contacts, next: rows.length === 500 ? String(start + 500) : undefined };

@@ -161,3 +161,27 @@ describe('HubSpot webhook events', () => {
     expect(parse(signed(Array.from({ length: 100 }, (_, i) => event({ objectId: i }))), SECRET, NOW)).toHaveLength(100);
   });
 });
+
+describe('HubSpot contact.privacyDeletion', () => {
+  // The shape HubSpot documents for a GDPR delete: the contact id, no address.
+  const deletion = (over: Record<string, unknown> = {}) => ({
+    eventId: 3816279340, subscriptionId: 25, portalId: 62515, appId: 54321, occurredAt: NOW - 500,
+    subscriptionType: 'contact.privacyDeletion', attemptNumber: 0, objectId: 123, changeFlag: 'PRIVACY_DELETED', changeSource: 'GDPR', ...over,
+  });
+
+  it('becomes a privacy_deletion event carrying the contact id and no address', () => {
+    expect(parse(v3Request(JSON.stringify([deletion()])), SECRET, NOW)).toEqual([
+      { platform: 'hubspot', kind: 'privacy_deletion', accountId: '62515', contactId: '123', occurredAt: NOW - 500, dedupeKey: `hubspot:62515:123:${NOW - 500}` },
+    ]);
+  });
+
+  it('is kept over a later event of the same contact in the delivery', () => {
+    const body = JSON.stringify([deletion(), event({ occurredAt: NOW - 100 }), deletion({ objectId: 7, subscriptionType: 'object.privacyDeletion', objectTypeId: '0-1' })]);
+    const events = parse(v3Request(body), SECRET, NOW);
+    expect(events.map((e) => [e.contactId, e.kind])).toEqual([['123', 'privacy_deletion'], ['7', 'privacy_deletion']]);
+  });
+
+  it('of another object type is ignored', () => {
+    expect(parse(v3Request(JSON.stringify([deletion({ subscriptionType: 'object.privacyDeletion', objectTypeId: '0-2' })])), SECRET, NOW)).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { register as registerDisconnect } from '../../cli/src/commands/disconnect';
 import { register } from '../../cli/src/commands/mailchimp';
 import { FakeMailchimp } from '../fakes/mailchimp';
 
@@ -24,6 +25,7 @@ async function run(args: string[]): Promise<string> {
   try {
     const program = new Command('verify-hub').exitOverride();
     register(program);
+    registerDisconnect(program);
     await program.parseAsync(['node', 'verify-hub', ...args]);
   } finally {
     log.mockRestore();
@@ -84,6 +86,14 @@ test('mailchimp connect stores a sealed connection with a webhook secret that th
     expect(() => parseWebhook(request, 'wrong-secret', String(record.credentials.webhookSecret))).toThrow();
 
     await expect(run(['mailchimp', 'connect', '--list', 'bad list!'])).rejects.toThrow(/^--list: /);
+
+    // Disconnecting deletes the webhook pasted into Mailchimp (the hub's address for this connection) and the stored token.
+    fake.addWebhook('cliList', url![0]);
+    fake.addWebhook('cliList', 'https://elsewhere.example.com/hook');
+    expect(await run(['disconnect', 'mailchimp-us4-cliList'])).toBe('Deleted: the stored token, 1 Mailchimp webhook.');
+    expect(fake.webhooksOf('cliList')).toEqual(['https://elsewhere.example.com/hook']);
+    expect(await redis.exists(new Keys(prefix).connection('mailchimp-us4-cliList'))).toBe(0);
+    await expect(run(['disconnect', 'mailchimp-us4-cliList'])).rejects.toThrow(/^connection-id: no stored connection "mailchimp-us4-cliList"/);
   } finally {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);

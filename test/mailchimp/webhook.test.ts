@@ -95,3 +95,16 @@ test('oversized bodies get 413; malformed ones 400 naming the field', () => {
   }
   expect(rejected(() => parseWebhook(request('PUT', subscribe), SECRET, SECRET)).status).toBe(400);
 });
+
+test('an unsubscribe with data[action]=delete (member deleted) becomes a privacy_deletion; action=unsub stays an unsubscribe', () => {
+  const unsubscribe = {
+    type: 'unsubscribe', fired_at: '2026-11-21 11:00:00', 'data[action]': 'delete', 'data[reason]': 'manual', 'data[id]': '8a25ff1d98',
+    'data[list_id]': 'a6b5da1054', 'data[email]': 'Gone.Person@Example.com', 'data[email_type]': 'html', 'data[merges][EMAIL]': 'Gone.Person@Example.com', 'data[ip_opt]': '10.20.10.30',
+  };
+  const occurredAt = Date.parse('2026-11-21T11:00:00Z');
+  const contactId = subscriberHash('Gone.Person@Example.com');
+  expect(parseWebhook(request('POST', unsubscribe), SECRET, SECRET)).toEqual([
+    { platform: 'mailchimp', kind: 'privacy_deletion', accountId: 'a6b5da1054', contactId, email: 'Gone.Person@Example.com', occurredAt, dedupeKey: `mailchimp:a6b5da1054:unsubscribe:${contactId}:${occurredAt}` },
+  ]);
+  expect(parseWebhook(request('POST', { ...unsubscribe, 'data[action]': 'unsub' }), SECRET, SECRET).map((e) => e.kind)).toEqual(['unsubscribed']);
+});

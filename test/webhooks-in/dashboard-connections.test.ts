@@ -170,7 +170,8 @@ describe('dashboard API: connections', () => {
     await connections.save(record('file-00000000-0000-4000-8000-000000000000', 'file', {}, { input: '/tmp/x.csv' }));
     const deleted = await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer);
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ deleted: 'hubspot-9', removedSchedules: [], cancelledRuns: [] });
+    expect(deleted.body).toMatchObject({ deleted: 'hubspot-9', removedSchedules: [], cancelledRuns: [] });
+    expect(deleted.body.summary).toMatch(/^Deleted: the stored token\./);
     expect(connections.records.has('hubspot-9')).toBe(false);
     expect((await request(h.hub.app).delete('/api/connections/hubspot-9').set(bearer)).status).toBe(404);
     expect((await request(h.hub.app).delete('/api/connections/file-00000000-0000-4000-8000-000000000000').set(bearer)).status).toBe(404);
@@ -199,6 +200,7 @@ describe('dashboard API: connections', () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body.removedSchedules.sort()).toEqual(['nightly-7', 'weekly-7']);
     expect(deleted.body.cancelledRuns.sort()).toEqual([queued7, running7, paused7].sort());
+    expect(deleted.body.summary).toMatch(/^Deleted: the stored token, 2 schedules(, .*)?; cancelled 3 runs\./);
     for (const id of [queued7, running7, paused7]) expect((await h.runs.get(id))!.status).toBe('cancelled');
     expect((await h.runs.get(done7))!.status).toBe('completed');
     expect((await h.runs.get(running8))!.status).toBe('running');

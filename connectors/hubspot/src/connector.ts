@@ -1,4 +1,4 @@
-import type { ConnectionRecord, Connector, ConnectorDeps, ConnectorFactory, Contact, ContactResult, Page, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
+import type { ConnectionRecord, Connector, ConnectorDeps, ConnectorFactory, Contact, ContactResult, DisconnectReport, Page, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
 import { ConfigError } from '@verify-hub/core';
 import { buildHubSpotApis, type HubSpotApis } from './client';
 import { HubSpotDailyLimitError } from './errors';
@@ -59,6 +59,11 @@ export class HubSpotConnector implements Connector {
 
   get portalId(): string {
     return this.settings.portalId;
+  }
+
+  /** HubSpot's webhook subscriptions are the app's, shared by every installed portal: nothing of one connection to delete. */
+  disconnect(): Promise<DisconnectReport> {
+    return Promise.resolve({ deleted: [], notes: ["HubSpot's webhook subscriptions belong to the app, not to this connection: none deleted"] });
   }
 
   ensureSchema(): Promise<SchemaReport> {

@@ -74,13 +74,15 @@ const EventSchema = z.looseObject({
 });
 type HubSpotEvent = z.infer<typeof EventSchema>;
 
-/** contact.creation and contact.propertyChange of email (and the generic object.* forms for contacts, 0-1). */
+/** contact.creation, contact.propertyChange of email, contact.privacyDeletion (and the generic object.* forms for contacts, 0-1). */
 function toContactEvent(e: HubSpotEvent): ContactEvent | undefined {
   const [object, action] = e.subscriptionType.split('.');
   const isContact = object === 'contact' || (object === 'object' && e.objectTypeId === '0-1');
   if (!isContact) return undefined;
   const base = { platform: 'hubspot', accountId: e.portalId, contactId: e.objectId, occurredAt: e.occurredAt, dedupeKey: `hubspot:${e.portalId}:${e.objectId}:${e.occurredAt}` };
   if (action === 'creation') return { ...base, kind: 'created' };
+  // GDPR delete: the payload carries the contact id only; the hub finds the address from its own records.
+  if (action === 'privacyDeletion') return { ...base, kind: 'privacy_deletion' };
   if (action === 'propertyChange' && e.propertyName === 'email') {
     const email = e.propertyValue?.trim();
     // An email cleared: nothing to verify.
@@ -118,7 +120,9 @@ export function parse(request: RawWebhookRequest, secret: string, now: number = 
     if (!event) return;
     const key = `${event.accountId}:${event.contactId}`;
     const seen = latest.get(key);
-    if (!seen || event.occurredAt > seen.occurredAt || (event.occurredAt === seen.occurredAt && !seen.email && event.email)) latest.set(key, event);
+    // A privacy deletion is never replaced by another event of the same contact: the erasure must happen.
+    if (seen?.kind === 'privacy_deletion') return;
+    if (!seen || event.kind === 'privacy_deletion' || event.occurredAt > seen.occurredAt || (event.occurredAt === seen.occurredAt && !seen.email && event.email)) latest.set(key, event);
   });
   return [...latest.values()].sort((a, b) => a.occurredAt - b.occurredAt);
 }

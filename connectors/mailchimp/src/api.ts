@@ -11,6 +11,7 @@ import {
   MergeFieldSchema,
   MergeFieldsPageSchema,
   NoContentSchema,
+  WebhooksSchema,
   type BatchStatus,
   type BatchSubscribeResult,
   type Member,
@@ -37,6 +38,8 @@ interface SdkClient {
     updateListMemberTags(listId: string, hash: string, body: object): Promise<unknown>;
     updateListMember(listId: string, hash: string, body: object, opts: object): Promise<unknown>;
     deleteListMember(listId: string, hash: string): Promise<unknown>;
+    getListWebhooks(listId: string): Promise<unknown>;
+    deleteListWebhook(listId: string, webhookId: string): Promise<unknown>;
   };
   batches: {
     start(body: object): Promise<unknown>;
@@ -163,6 +166,14 @@ export class MailchimpApi {
       all.push(...page.merge_fields);
       if (page.merge_fields.length === 0 || all.length >= page.total_items) return all;
     }
+  }
+
+  async webhooks(listId: string): Promise<{ id: string; url: string }[]> {
+    return (await this.call('list webhooks', 'read', WebhooksSchema, (c) => c.lists.getListWebhooks(listId))).webhooks;
+  }
+
+  async deleteWebhook(listId: string, webhookId: string): Promise<void> {
+    await this.call('delete webhook', 'write', NoContentSchema, (c) => c.lists.deleteListWebhook(listId, webhookId));
   }
 
   addMergeField(listId: string, field: { tag: string; name: string; type: 'text' | 'number' | 'date'; public: boolean; help_text?: string; options?: object }): Promise<MergeField> {

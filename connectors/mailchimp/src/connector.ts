@@ -5,6 +5,7 @@ import {
   type Connector,
   type ConnectorDeps,
   type ConnectorFactory,
+  type DisconnectReport,
   type Contact,
   type ContactResult,
   type Page,
@@ -21,6 +22,7 @@ import { ensureMergeFields } from './merge-fields';
 import { mailchimpTime, parseCursor, resolveScope } from './scope';
 import { executePlan, type MailchimpWriteReport } from './writer';
 import { subscriberHash } from './subscriber-hash';
+import { isHubWebhookFor } from './webhook';
 import { planWrites } from './write-plan';
 
 /** Mailchimp's largest page of members. */
@@ -49,6 +51,19 @@ export class MailchimpConnector implements Connector {
     this.auth = readAuth(connection.credentials);
     this.settings = readSettings(connection.settings, this.auth);
     this.api = new MailchimpApi(this.auth, this.settings, deps.limiter({ key: limiterKey(this.auth), maxConcurrent: 10 }));
+  }
+
+  /**
+   * Deletes the audience's webhooks that post to this connection's address on the hub (whichever
+   * host and secret they carry): pasted in by the user or created through the API, they are the
+   * hub's. Other webhooks of the audience are left alone.
+   */
+  async disconnect(): Promise<DisconnectReport> {
+    const listId = this.settings.listId;
+    if (!listId) return { deleted: [], notes: ['the connection names no audience: no Mailchimp webhook looked for'] };
+    const ours = (await this.api.webhooks(listId)).filter((hook) => isHubWebhookFor(this.connection.id, hook.url));
+    for (const hook of ours) await this.api.deleteWebhook(listId, hook.id);
+    return { deleted: ours.length ? [`${ours.length} Mailchimp webhook${ours.length === 1 ? '' : 's'}`] : [] };
   }
 
   get dataCenter(): string {

@@ -9,5 +9,5 @@ export { disposableTagName, hubTagNames } from './members';
 export { BATCH_SUBSCRIBE_LIMIT, type MailchimpWriteReport } from './writer';
 export { readResultsArchive } from './batch-runner';
 export { subscriberHash } from './subscriber-hash';
-export { parse as parseWebhook, DEFAULT_MAX_WEBHOOK_BODY, type MailchimpWebhookOptions } from './webhook';
+export { parse as parseWebhook, webhookPath, isHubWebhookFor, DEFAULT_MAX_WEBHOOK_BODY, type MailchimpWebhookOptions } from './webhook';
 export * from './errors';

@@ -62,5 +62,7 @@ export type BatchOperationResult = z.infer<typeof BatchOperationResultSchema>;
 /** The 204 answers (tags, archive) come back from the SDK as null. */
 export const NoContentSchema = z.unknown();
 
+export const WebhooksSchema = z.looseObject({ webhooks: z.array(z.looseObject({ id: z.string(), url: z.string() })) });
+
 /** An audience, as far as naming a run needs it. */
 export const AudienceSchema = z.looseObject({ id: z.string(), name: z.string() });

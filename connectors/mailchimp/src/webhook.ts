@@ -14,6 +14,11 @@ import { subscriberHash } from './subscriber-hash';
  * - body over `maxBodyBytes` -> 413; not form-encoded, or a field missing -> 400 naming the field;
  * - `subscribe` -> kind `created`; `upemail` -> `email_changed` (the new address);
  * - `unsubscribe` -> `unsubscribed`, `cleaned` -> `cleaned` (so pending work can be cancelled);
+ * - `unsubscribe` with `data[action]=delete` (the member was deleted) -> `privacy_deletion`: the
+ *   webhook says the same for an archived member and a permanently deleted one, so the hub treats
+ *   both as a deletion and erases what it holds of the address (the cost of being wrong is one
+ *   re-verification if an archived member comes back; the other way round would keep data a user
+ *   asked to be erased);
  * - `profile`, `campaign` and anything else -> [] (acknowledged; `profile` also fires for the
  *   hub's own merge-field writes, so acting on it would loop).
  *
@@ -26,6 +31,16 @@ export interface MailchimpWebhookOptions {
 }
 
 export const DEFAULT_MAX_WEBHOOK_BODY = 64 * 1024;
+
+/** Where Mailchimp posts an audience's changes for a connection: the secret is a path segment (Mailchimp signs nothing). */
+export function webhookPath(connectionId: string, webhookSecret: string): string {
+  return `/webhooks/mailchimp/${connectionId}/${webhookSecret}`;
+}
+
+/** Whether a webhook's URL is the hub's address for this connection (whatever its host and secret). */
+export function isHubWebhookFor(connectionId: string, url: string): boolean {
+  return url.includes(webhookPath(connectionId, ''));
+}
 
 function sameSecret(presented: string, expected: string): boolean {
   // Hash first so the comparison is constant-time whatever the lengths.
@@ -83,7 +98,7 @@ export function parse(request: RawWebhookRequest, secret: string, expectedSecret
     case 'upemail':
       return [event('email_changed', email(form, 'data[new_email]'))];
     case 'unsubscribe':
-      return [event('unsubscribed', email(form, 'data[email]'))];
+      return [event(form.get('data[action]')?.trim() === 'delete' ? 'privacy_deletion' : 'unsubscribed', email(form, 'data[email]'))];
     default:
       return [event('cleaned', email(form, 'data[email]'))];
   }

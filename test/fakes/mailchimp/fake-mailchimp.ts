@@ -78,6 +78,8 @@ interface FakeList {
   mergeFields: MergeFieldDef[];
   segments: Map<string, string[]>;
   tagNames: Set<string>;
+  /** The audience's webhooks (GET/POST/DELETE /lists/:id/webhooks). */
+  webhooks: { id: string; url: string; list_id: string }[];
 }
 
 interface Batch {
@@ -219,7 +221,19 @@ export class FakeMailchimp {
   addList(ownerCredential: string, listId: string, name = `List ${listId}`): void {
     const account = this.accounts.get(ownerCredential);
     if (!account) throw new Error('unknown account');
-    this.lists.set(listId, { id: listId, name, account, members: [], byHash: new Map(), mergeFields: [], segments: new Map(), tagNames: new Set() });
+    this.lists.set(listId, { id: listId, name, account, members: [], byHash: new Map(), mergeFields: [], segments: new Map(), tagNames: new Set(), webhooks: [] });
+  }
+
+  /** A webhook on the audience, as the Mailchimp UI or API would create it; answers its id. */
+  addWebhook(listId: string, url: string): string {
+    const list = this.list(listId);
+    const id = `wh${list.webhooks.length + 1}${listId}`;
+    list.webhooks.push({ id, url, list_id: listId });
+    return id;
+  }
+
+  webhooksOf(listId: string): string[] {
+    return this.list(listId).webhooks.map((hook) => hook.url);
   }
 
   addMembers(listId: string, members: { email: string; status?: MemberStatus; merge_fields?: Record<string, string | number>; tags?: string[]; lastChangedMs?: number }[]): void {
@@ -443,6 +457,15 @@ export class FakeMailchimp {
       if (rest[2] === 'tags' && rest.length === 3 && m === 'POST') return this.setTags(list, member, op.body);
       if (rest[2] === 'actions' && rest[3] === 'delete-permanent' && m === 'POST') {
         this.permanentDeletes.push(member.email_address);
+        return { status: 204 };
+      }
+      return notFound();
+    }
+    if (rest[0] === 'webhooks') {
+      if (rest.length === 1 && m === 'GET') return { status: 200, body: { webhooks: list.webhooks, list_id: list.id, total_items: list.webhooks.length } };
+      const index = list.webhooks.findIndex((hook) => hook.id === rest[1]);
+      if (rest.length === 2 && m === 'DELETE' && index >= 0) {
+        list.webhooks.splice(index, 1);
         return { status: 204 };
       }
       return notFound();

@@ -166,7 +166,7 @@ export const startFile = (uploadId: string, body: { column?: string; removeRisky
 export const listConnections = (signal?: AbortSignal) => request<ConnectionsAnswer>('GET', '/api/connections', { signal });
 export const saveConnection = (platform: string, body: Record<string, string>) => request<ConnectionSaved>('POST', path`/api/connections/${platform}`, { body });
 /** Deletes a connection, the schedules that sync it, and cancels its runs under way. */
-export const deleteConnection = (id: string) => request<{ deleted: string; removedSchedules: string[]; cancelledRuns: string[] }>('DELETE', path`/api/connections/${id}`);
+export const deleteConnection = (id: string) => request<{ deleted: string; removedSchedules: string[]; cancelledRuns: string[]; summary: string }>('DELETE', path`/api/connections/${id}`);
 /** A new webhook address for the connection (its secret renewed: the old address stops working). */
 export const renewWebhookUrl = (id: string) => request<{ webhookUrl: string }>('POST', path`/api/connections/${id}/webhook-url`);
 export const ensureSchema = (id: string) => request<SchemaReport>('POST', path`/api/connections/${id}/ensure-schema`);

@@ -14,7 +14,6 @@ const CONNECTABLE: ConnectablePlatform[] = ['hubspot', 'mailchimp'];
 const AUTH_TEXT: Record<ConnectionView['auth'], string> = { oauth: 'signed in with OAuth', token: 'private app token', api_key: 'API key' };
 
 /** "2 schedules removed", or nothing for none. */
-const counted = (n: number, one: string, many: string, done: string) => (n ? `${n} ${n === 1 ? one : many} ${done}` : '');
 
 /** Uploaded files are stored as connections too (`file-<id>`); they belong to their run, not on this page. */
 export const isPlatformConnection = (connection: ConnectionView) => connection.platform !== 'file';
@@ -75,9 +74,8 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
         const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
         navigate(runHref(run.id));
       } else {
-        const { removedSchedules, cancelledRuns } = await deleteConnection(connection.id);
-        const also = [counted(removedSchedules.length, 'schedule', 'schedules', 'removed'), counted(cancelledRuns.length, 'run', 'runs', 'cancelled')].filter(Boolean);
-        setNotice(`Deleted ${connection.label}.${also.length ? ` Also ${also.join(' and ')}.` : ''}`);
+        const { summary } = await deleteConnection(connection.id);
+        setNotice(`Disconnected ${connection.label}. ${summary}`);
         await load();
       }
     });

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
-import type { ConnectionOperations, RunService, RunStatus, ScheduleService } from '@verify-hub/sync-jobs';
+import { disconnectConnection, type ConnectionOperations, type RunService, type ScheduleService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { connectionView, latestRunByConnection, platformInfo } from '../connection-view';
@@ -27,9 +27,6 @@ const nameOf = (platform: string) => PLATFORM_NAMES[platform] ?? platform;
 const PlatformParams = z.object({ platform: z.enum(['hubspot', 'mailchimp'], 'must be hubspot or mailchimp') });
 const ConnectionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a connection id') });
 const OAuthStartQuery = z.strictObject({ listId: z.string().regex(/^[A-Za-z0-9]{1,100}$/, 'must be an audience id (letters and digits)').optional() });
-const UNFINISHED: RunStatus[] = ['queued', 'running', 'paused'];
-/** How many runs of each unfinished status are looked through when a connection is deleted. */
-const UNFINISHED_RUNS = 1000;
 /** How many recent runs are read to find each connection's latest. */
 const RECENT_RUNS = 500;
 
@@ -123,28 +120,10 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     res.status(201).location(`/api/connections`).json(body);
   });
 
-  // What uses the connection goes first: a schedule left behind would start a failing run at every
-  // firing, and a run under way would go on reading and writing the platform the user disconnected.
   router.delete('/connections/:id', async (req, res) => {
     const { id } = parseInput(ConnectionIdParams, req.params, 'params');
     await existing(id);
-    const removedSchedules: string[] = [];
-    for (const schedule of (await options.schedules?.listSchedules()) ?? []) {
-      if (schedule.request.connectionId === id && (await options.schedules!.removeSchedule(schedule.id))) removedSchedules.push(schedule.id);
-    }
-    const cancelledRuns: string[] = [];
-    for (const status of UNFINISHED) {
-      for (const run of await options.runs.list({ status, limit: UNFINISHED_RUNS })) {
-        if (run.connectionId !== id) continue;
-        try {
-          cancelledRuns.push((await options.runs.cancel(run.id)).id);
-        } catch (error) {
-          if (!(error instanceof InputError)) throw error; // it finished meanwhile
-        }
-      }
-    }
-    await store().delete(id);
-    res.json({ deleted: id, removedSchedules, cancelledRuns });
+    res.json(await disconnectConnection(id, { connections: store(), runs: options.runs, schedules: options.schedules, operations: options.operations, logger: options.logger }));
   });
 
   // Mailchimp's webhook address holds a secret and is shown once: this hands out a new one (the old stops working).
