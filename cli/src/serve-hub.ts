@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { SecretBox, createLogger, pricingFromConfig, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
-import { HubSpotConnector, actionOutputs, hubspotActionReceiver, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
+import { hubspotActionReceiver, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
 import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
-import { ActionCompletions, createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
+import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type ActionReceiver, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+import { actionCompletionsFor } from './action-completions-wiring';
 import { engineFromConfig } from './engine-from-config';
 import { engineKeysFromConfig } from './engine-keys-from-config';
 import { pipelineFromConfig } from './pipeline-from-config';
@@ -66,18 +67,8 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   else logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
 
   // Workflow actions (HubSpot's "Verify email address"): cached answers at once, the rest completed by a durable job.
-  const actionCompletions = new ActionCompletions({
-    redis,
-    prefix,
-    cache: pipeline.cache,
-    logger,
-    complete: async (job, result) => {
-      const connector = await pipeline.openConnector(job.platform, job.connectionId);
-      if (!(connector instanceof HubSpotConnector)) throw new Error(`no workflow action completes on ${job.platform}`);
-      await connector.completeAction(job.callbackId, actionOutputs(result));
-    },
-  });
-  if (workers && verifier) actionCompletions.start(verifier);
+  const actionCompletions = actionCompletionsFor(pipeline, redis, prefix, logger);
+  if (workers) actionCompletions.start(workers.verifier);
   const actions: Record<string, ActionReceiver> = {};
   if (config.HUBSPOT_CLIENT_SECRET) actions.hubspot = hubspotActionReceiver(config.HUBSPOT_CLIENT_SECRET, (call) => actionCompletions.answer(call));
 

@@ -110,6 +110,8 @@ export interface SyncPipelineOptions {
 }
 
 export interface SyncWorkers {
+  /** The engine as these workers use it: behind the limiter every worker shares (other jobs of this process use it too). */
+  readonly verifier: Verifier;
   close(): Promise<void>;
   /** Stops taking jobs and leaves active ones to be picked up again by another worker (a crash, for tests). */
   kill(): Promise<void>;
@@ -510,6 +512,7 @@ export class SyncPipeline implements RunService, ScheduleService, ConnectionOper
     const timer = setInterval(reconcile, this.opts.reconcileIntervalMs);
     timer.unref();
     return {
+      verifier,
       close: async () => {
         clearInterval(timer);
         await Promise.all(workers.map((w) => w.close()));

@@ -30,12 +30,16 @@ interface WorkerOptions {
 }
 
 async function worker(options: WorkerOptions): Promise<number> {
-  const { loadConfig } = await import('@verify-hub/core');
+  const { createLogger, loadConfig } = await import('@verify-hub/core');
   const { pipelineFromConfig } = await import('../pipeline-from-config');
   const config = loadConfig();
   if (options.concurrency) config.VERIFY_HUB_WORKER_CONCURRENCY = options.concurrency;
   const { pipeline, engineLabel } = await pipelineFromConfig({ withEngine: true, config });
   const workers = pipeline.startWorkers();
+  // Blocked workflow actions complete here too: with an HTTP-only hub, a worker is the only process running jobs.
+  const { actionCompletionsFor } = await import('../action-completions-wiring');
+  const actionCompletions = actionCompletionsFor(pipeline, pipeline.redis, config.VERIFY_HUB_REDIS_PREFIX, createLogger({ name: 'worker', level: config.LOG_LEVEL }));
+  actionCompletions.start(workers.verifier);
   let running = true;
   const healthPort = options.healthPort ?? config.VERIFY_HUB_WORKER_HEALTH_PORT;
   // Readiness as the hub's: Redis answers and the workers run; it fails as soon as stopping starts.
@@ -57,6 +61,7 @@ async function worker(options: WorkerOptions): Promise<number> {
       console.error(`verify-hub: ${signal}: finishing the active jobs, then stopping`);
       void workers
         .close()
+        .then(() => actionCompletions.close())
         .then(() => health?.close())
         .then(() => pipeline.close())
         .then(resolve);
