@@ -26,7 +26,8 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   }
 }
 
-function ask(port: number, ...args: string[]): string {
+/** One redis-cli command to the node on `port`; its output. */
+export function ask(port: number, ...args: string[]): string {
   return spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout ?? '';
 }
 

@@ -17,7 +17,8 @@ export function redisAnswers(url: string): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A loopback port nothing listens on now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
