@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { CallLimiter, Connector, Scope } from './connector';
 import { ConfigError, InputError } from './errors';
+import type { Logger } from './logger';
 
 /**
  * A platform connection (one HubSpot portal, one Mailchimp account). Credentials are held decrypted
@@ -45,6 +46,11 @@ export interface ConnectorDeps {
   limiter: LimiterFactory;
   /** Persists refreshed credentials (OAuth refresh) so every worker uses the new token. */
   saveCredentials(credentials: ConnectionRecord['credentials']): Promise<void>;
+  /**
+   * The run's (or the command's) logger: a connector makes its child (`platformLogger`) and logs each
+   * platform call at debug and each failure at warn. Absent, the connector logs nothing.
+   */
+  logger?: Logger;
 }
 
 /**

@@ -123,6 +123,22 @@ export interface Connector {
    * platform for it (webhooks). Called before the stored token is deleted; platform-side only.
    */
   disconnect?(): Promise<DisconnectReport>;
+  /**
+   * Declared by a connector that writes one output through one instance for a whole run (a file: rows
+   * in order, then a summary): the pipeline cannot share it between chunk jobs on many workers, so it
+   * runs such a run in one job and ends it through this capability.
+   */
+  readonly singleWriter?: SingleWriter;
+}
+
+/** The single-writer capability (see `Connector.singleWriter`). */
+export interface SingleWriter {
+  /** Closes the output and writes its summary; `credits` is what the run spent in all (its attempts included). */
+  finish(overrides?: { credits?: number }): Promise<unknown>;
+  /** Drops the unfinished output (a paused or cancelled run: a resume writes it again whole). */
+  abort(): Promise<void>;
+  /** The run the connector works for (names a re-check's outputs after its run). */
+  bindRun?(runId: string): void;
 }
 
 /** What a connector removed from its platform when its connection was disconnected, in words for the user. */

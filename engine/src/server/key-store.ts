@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { InputError, KEY_NAME_PATTERN, KEY_NAME_RULE } from '@verify-hub/core';
+import { InputError, KEY_NAME_PATTERN, KEY_NAME_RULE, parseEngineKeyRecord, type EngineAccountUsage, type EngineKeyRecord } from '@verify-hub/core';
 import { createEngineRedis } from './redis-client';
 
 /**
@@ -19,17 +19,8 @@ import { createEngineRedis } from './redis-client';
  *   account:<name>          hash: ratePerSecond, monthlyQuota
  *   usage:<account>:<YYYY-MM>  billable verifications this month (expires after 62 days)
  */
-export interface KeyRecord {
-  id: string;
-  account: string;
-  name: string;
-  createdAt: string;
-  revokedAt: string | null;
-  /** The prefix and first characters, for telling keys apart in a list (not enough to use). */
-  display: string;
-  /** When a request last authenticated with it (to the minute: see LAST_USED_PRECISION_MS); null if never. */
-  lastUsedAt: string | null;
-}
+/** A key's record (core's shape, shared with the hub's API keys page). */
+export type KeyRecord = EngineKeyRecord;
 
 /**
  * A key's last use is written at most once a minute: `authenticate` already reads the key's hash, so
@@ -43,16 +34,7 @@ export const LAST_USED_PRECISION_MS = 60_000;
  * and `X-Quota-Limit` / `X-Quota-Remaining` / `X-Quota-Reset`, from one function (`KeyStore.accountUsage`)
  * for both the headers and the hub's usage page.
  */
-export interface AccountUsage {
-  account: string;
-  ratePerSecond: number;
-  monthlyQuota: number;
-  /** Billable verifications this month (unknown results are never billed). */
-  used: number;
-  remaining: number;
-  /** When the quota resets: the first instant of next month, UTC (epoch ms). */
-  resetsAt: number;
-}
+export type AccountUsage = EngineAccountUsage;
 
 export interface AccountLimits {
   ratePerSecond: number;
@@ -157,7 +139,7 @@ export class KeyStore {
       // Not awaited: a lost write only makes "last used" a minute older, never refuses a request.
       this.redis.hset(`${this.prefix}key:${hex}`, 'lastUsedAt', fields.lastUsedAt).catch(() => undefined);
     }
-    return toRecord(fields);
+    return parseEngineKeyRecord(fields);
   }
 
   /** This month's figures for `account`: what the `X-RateLimit-*` and `X-Quota-*` headers say. */
@@ -215,12 +197,8 @@ export class KeyStore {
 
   private async recordByHash(hash: string): Promise<KeyRecord | null> {
     const fields = await this.redis.hgetall(`${this.prefix}key:${hash}`);
-    return fields.id ? toRecord(fields) : null;
+    return parseEngineKeyRecord(fields);
   }
-}
-
-function toRecord(f: Record<string, string>): KeyRecord {
-  return { id: f.id!, account: f.account!, name: f.name!, createdAt: f.createdAt!, revokedAt: f.revokedAt || null, display: f.display!, lastUsedAt: f.lastUsedAt || null };
 }
 
 /** When this month's quota resets: the first instant of next month, UTC. */

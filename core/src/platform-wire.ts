@@ -1,0 +1,28 @@
+/*
+ * The platform shapes the dashboard reads over HTTP (GET /api/platforms). Dependency-free on purpose:
+ * the dashboard's tsconfig maps `@verify-hub/core` to this file alone, so its `import type` of the
+ * server's answers (webhooks-in/src/api-types.ts) never pulls Node code into the browser bundle.
+ */
+
+/** One input of a platform's "connect with a key" form (the dashboard renders it from this). */
+export interface KeyField {
+  /** The body property: `accessToken`, `apiKey`, `listId`. */
+  name: string;
+  /** What the form shows: "Private app token". */
+  label: string;
+  /** A secret is a password input and is never echoed back. */
+  secret: boolean;
+  help?: string;
+}
+
+/** What the dashboard needs for a platform's card and forms. */
+export interface PlatformCard {
+  /** One line under the platform's name. */
+  description: string;
+  /** Example scopes the run form offers, with their words. */
+  scopes?: { scope: string; label: string }[];
+  /** The scope asked for when none is given. */
+  defaultScope?: string;
+  /** Where, in the platform, to paste a webhook address the hub hands out (connections with `webhookUrl`). */
+  webhookHelp?: string;
+}

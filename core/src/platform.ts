@@ -1,0 +1,267 @@
+import type { z } from 'zod';
+import type { Config } from './config';
+import type { ConnectionRecord, ConnectionStore, ConnectorFactory } from './connection';
+import type { Connector, ContactEvent, RawWebhookRequest } from './connector';
+import { AuthError, InputError, QuotaError, RateLimitError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from './errors';
+import type { Logger } from './logger';
+import type { KeyField, PlatformCard } from './platform-wire';
+import type { Verification } from './verification';
+
+/**
+ * The platform module contract (docs/adding-a-platform.md): everything verify-hub knows about one
+ * platform, exported by its connector folder as one `definePlatform({...})` value. The CLI, the hub
+ * and the dashboard iterate the registered modules and name no platform themselves. A module imports
+ * core only: requests and answers here are plain shapes that the hub adapts to Express, and CLI
+ * commands are described, not built with a CLI library.
+ */
+
+/**
+ * How a platform is connected (token, API key, OAuth). `connectWithKey` checks the key with the
+ * platform and builds the connection record; the host stores it. A refused key throws
+ * `PlatformRejectedError` naming the field (never echoing the key); bad input throws `InputError`.
+ */
+export interface PlatformSetup {
+  keyFields: KeyField[];
+  /**
+   * `webhookUrl`, when the platform needs one pasted in (Mailchimp), may be a path on the hub
+   * (`/webhooks/mailchimp/<id>/<secret>`): the hub makes it absolute with its public URL.
+   */
+  connectWithKey(input: Record<string, string>): Promise<{ record: ConnectionRecord; webhookUrl?: string }>;
+  /**
+   * Present when the platform needs a webhook address pasted in: a new secret for the connection, so
+   * its address can be shown once again. The old address stops working.
+   */
+  renewWebhookUrl?(record: ConnectionRecord): { record: ConnectionRecord; webhookUrl: string };
+  /** Present when the platform's OAuth app is configured. Token refresh is the connector's (`ConnectorDeps.saveCredentials`). */
+  oauth?: {
+    authorizeUrl(state: string, redirectUri: string): string;
+    exchange(code: string, redirectUri: string, extra: { listId?: string }): Promise<ConnectionRecord>;
+  };
+}
+
+/** The platform refused the given key or audience: the hub answers 400 PLATFORM_REJECTED naming `field`. */
+export class PlatformRejectedError extends VerifyHubError {
+  override readonly code: string = 'PLATFORM_REJECTED';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message, { status: 400 });
+  }
+}
+
+/** The URL segments of a receiver route (`/webhooks/mailchimp/:connection/:secret`). */
+export interface ReceiverRoute {
+  connection?: string;
+  secret?: string;
+}
+
+/**
+ * A platform's webhook receiver, mounted by the hub at `/webhooks/<id><path>` for each path (`''` is
+ * `/webhooks/<id>`; `/:connection/:secret` carries a per-connection secret). `receive` checks and
+ * parses one delivery (throwing core's WebhookRejectedError); `connectionIdFor` names the connection
+ * each event belongs to. Its secret is the module's to find (configuration, or the stored connection).
+ */
+export interface WebhookReceiver {
+  receive(request: RawWebhookRequest, route: ReceiverRoute, now: number): ContactEvent[] | Promise<ContactEvent[]>;
+  connectionIdFor(event: ContactEvent, route: ReceiverRoute): string;
+}
+
+export interface PlatformWebhook {
+  /** Paths under `/webhooks/<id>` and the methods they answer; default `[{ path: '', methods: ['POST'] }]`. */
+  paths?: { path: '' | '/:connection/:secret'; methods: ('GET' | 'POST')[] }[];
+  receiver: WebhookReceiver;
+}
+
+/** A platform's workflow action calling the hub (POST /actions/<id>): answers in the platform's own JSON. */
+export interface ActionReceiver {
+  answer(request: RawWebhookRequest, now: number): Promise<unknown>;
+}
+
+/** A workflow-action call the hub answers at once from the cache or completes later through the platform's callback. */
+export interface ActionCall {
+  platform: string;
+  connectionId: string;
+  callbackId: string;
+  email: string;
+  /** Epoch ms after which the platform no longer waits. */
+  deadline: number;
+}
+export type AnswerActionCall = (call: ActionCall) => Promise<Verification | undefined>;
+
+export interface PlatformWorkflowAction {
+  /** The receiver of POST /actions/<id>; undefined when its secret is not configured (the route answers 404). */
+  receiver(context: PlatformContext, answer: AnswerActionCall): ActionReceiver | undefined;
+  /** Completes a blocked call with its result through the platform's callback (throws the platform's typed errors). */
+  complete(connector: Connector, callbackId: string, result: Verification): Promise<void>;
+}
+
+/** A request to a route a platform adds to the hub, as plain data (the hub adapts Express to it). */
+export interface PlatformRequest extends RawWebhookRequest {
+  /** The route's `:name` segments. */
+  params: Record<string, string>;
+  query: Record<string, string>;
+}
+export interface PlatformResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** Sent as JSON unless a string or Buffer. */
+  body?: unknown;
+}
+
+/**
+ * A route a platform adds to the hub (a signed CRM card endpoint), mounted at `/platforms/<id><path>`.
+ * It authenticates itself (a platform signature): the hub's admin token is never asked. Throwing a
+ * VerifyHubError answers with the hub's error shape (WebhookRejectedError: 401, InputError: 400).
+ */
+export interface PlatformRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Express-style, starting with '/': `/card`, `/accounts/:account`. */
+  path: string;
+  handle(request: PlatformRequest): Promise<PlatformResponse>;
+}
+
+/**
+ * A reader or poller `serve` (with workers) and `worker` start and stop with the process (a webhooks
+ * journal reader). Several processes may run it at once: a task that must run once takes a lease.
+ */
+export interface BackgroundTask {
+  name: string;
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** One entry of a platform's event journal (HubSpot's webhooks journal). */
+export interface EventJournalEntry {
+  offset: string;
+  events: ContactEvent[];
+  /** The entry says the app was uninstalled from the account. */
+  uninstalled: boolean;
+}
+
+/** A pull-based event source read an entry at a time; `after` throws an error with code `JOURNAL_OFFSET_EXPIRED` past its retention. */
+export interface EventJournal {
+  earliest(): Promise<EventJournalEntry | undefined>;
+  after(offset: string): Promise<EventJournalEntry | undefined>;
+}
+
+/**
+ * What a process running the pipeline (`serve`, `worker`) offers a module's routes and tasks, so that
+ * a platform's card or journal reader is written in its own folder without knowing BullMQ or Redis.
+ */
+export interface PlatformHost {
+  /** The stored final verdict of an address (every run, event and action stores one), if any. */
+  storedVerdict(email: string): Promise<Verification | undefined>;
+  /** A fresh check through the workers' rate-limited engine; a final result is stored for the next look. */
+  verifyNow(email: string): Promise<Verification>;
+  /**
+   * A durable reader of a connection's event journal into the receivers' event path: offset and a
+   * lease kept per connection, so one process at a time reads it and an outage is caught up.
+   */
+  journalReader(options: { connectionId: string; journal: EventJournal; onUninstalled(): Promise<unknown> }): { start(): void; close(): Promise<void> };
+  /** A connection whose app was uninstalled: disconnected as `verify-hub disconnect` does, nothing asked of the platform. */
+  disconnectUninstalled(connectionId: string): Promise<unknown>;
+}
+
+/** What a module's host-facing parts are built from, by `serve`, `worker` and the CLI. */
+export interface PlatformContext {
+  config: Config;
+  /** The stored connections (sealed with HUB_SECRET_KEY); absent without a secret key. */
+  connections?: ConnectionStore;
+  /** The connector of a stored connection, with the pipeline's shared limiter. */
+  openConnector(connectionId: string): Promise<Connector>;
+  logger: Logger;
+  /** Present in processes that run the pipeline (`serve`, `worker`); absent in plain CLI commands. */
+  host?: PlatformHost;
+}
+
+/** A CLI option, described without a CLI library: `--list <id>`, `--json`. */
+export interface CliOption {
+  flags: string;
+  description: string;
+  default?: string;
+  required?: boolean;
+}
+
+/** A CLI command a platform adds under `verify-hub <id>`; the CLI builds it with its own library. */
+export interface CliCommand {
+  /** `setup`, `delete <definitionId>`: positional arguments in <> are passed to `run` in order. */
+  name: string;
+  description: string;
+  options?: CliOption[];
+  subcommands?: CliCommand[];
+  /**
+   * Omitted for a command that only groups subcommands. Options arrive camel-cased (`--app-id` as
+   * `appId`). Resolves to the exit code when the work failed (1), else nothing; bad input throws
+   * ConfigError/InputError (exit 2). `context()` opens the stored connections when HUB_SECRET_KEY is set.
+   */
+  run?(args: string[], options: Record<string, unknown>, context: () => Promise<PlatformContext>): Promise<number | void>;
+}
+
+/** The names a platform writes results under, and the mapping from a verification to its stored values. */
+export interface PlatformWriteback<Names extends object = object> {
+  /** Default names (properties, merge fields, columns), overridable per connection in its settings. */
+  defaultNames: Names;
+  /** The values one verification stores under `names`, as the platform stores them. */
+  values(verification: Verification, names?: Names): Record<string, unknown>;
+}
+
+export interface PlatformModule {
+  /** Lower-case letters, digits and dashes: the connection's `platform`, the route segment, the CLI command. */
+  readonly id: string;
+  /** How people name it: "HubSpot". */
+  readonly label: string;
+  readonly connector: ConnectorFactory;
+  /** The connection's settings (`ConnectionRecord.settings`), checked when the connector is built. */
+  readonly settings?: z.ZodType;
+  readonly writeback?: PlatformWriteback;
+  /** False for sources that are not connections (uploaded files): no connection card, no key form. */
+  readonly connectable?: boolean;
+  readonly card?: PlatformCard;
+  /** How to connect in this deployment; undefined when it cannot be (configuration missing). */
+  setup?(context: PlatformContext): PlatformSetup | undefined;
+  /** The webhook receiver; undefined when its secret is not configured (the route answers 404). */
+  webhook?(context: PlatformContext): PlatformWebhook | undefined;
+  readonly workflowAction?: PlatformWorkflowAction;
+  routes?(context: PlatformContext): PlatformRoute[];
+  /** Started by `serve` (with workers) and `worker`. */
+  tasks?(context: PlatformContext): BackgroundTask[];
+  readonly commands?: CliCommand[];
+  /** Words for a paused run whose credentials were refused: "reconnect HubSpot (`verify-hub hubspot connect` ...)". */
+  readonly reconnectAdvice?: string;
+}
+
+const PLATFORM_ID = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** Checks a module's shape once, where it is defined, so a wrong id fails at start, not on a request. */
+export function definePlatform<M extends PlatformModule>(module: M): M {
+  if (!PLATFORM_ID.test(module.id)) throw new InputError('id', 'must be lower-case letters, digits and dashes, starting with a letter (at most 40)');
+  if (!module.label?.trim()) throw new InputError('label', 'must name the platform');
+  if (typeof module.connector !== 'function') throw new InputError('connector', 'must be a connector factory');
+  return Object.freeze(module);
+}
+
+/**
+ * The failure kinds the pipeline acts on, for a platform's errors: an auth failure pauses the run until
+ * reconnected, a rate limit waits, a quota pauses until its reset. A platform's errors extend these
+ * (by kind, with the platform as `source`), or its runs never pause: this is the one place they come from.
+ */
+export function platformErrorKinds(source: string) {
+  return {
+    AuthError: class extends AuthError {
+      constructor(message: string, details: ErrorDetails = {}) {
+        super(message, source, details);
+      }
+    },
+    RateLimitError: class extends RateLimitError {
+      constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
+        super(message, source, info, details);
+      }
+    },
+    QuotaError: class extends QuotaError {
+      constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
+        super(message, source, info, details);
+      }
+    },
+  };
+}
