@@ -9,6 +9,7 @@ import {
   type ContactResult,
   type Page,
   type SchemaReport,
+  type SingleWriter,
   type Scope,
   type WriteOptions,
   type WriteReport,
@@ -98,6 +99,8 @@ function withFileNames(summary: FileSummary): FileSummary {
  */
 export class FileConnector implements Connector {
   readonly platform = 'file';
+  /** One output for the whole run: the pipeline runs it in one job (core's `SingleWriter`). */
+  readonly singleWriter: SingleWriter = this;
   options: ResolvedOptions;
   private runId?: string;
   private inspection?: Promise<{ layout: FileLayout; info: FileInspection }>;

@@ -9,3 +9,4 @@ export { detectDelimiter } from './delimiter';
 export type { CellValue } from './cells';
 export { WRONG_COLUMN_SHARE } from './layout';
 export type { EmailColumnCheck } from './layout';
+export * from './platform';

@@ -3,7 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
+import { excel } from './excel';
 import type { CellValue } from './cells';
 
 /** A streamed output file. Rows go to `<path>.partial`, renamed to `path` on close: a crash never leaves a half file under the real name. */
@@ -51,7 +51,7 @@ export function csvSink(path: string, delimiter: string, bom: boolean): RowSink 
 }
 
 export function xlsxSink(path: string, sheetName: string): RowSink {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: partial(path), useStyles: true, useSharedStrings: false });
+  const workbook = new (excel().stream.xlsx.WorkbookWriter)({ filename: partial(path), useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName);
   return {
     async write(cells) {

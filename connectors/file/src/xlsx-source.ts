@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import ExcelJS from 'exceljs';
+import { excel } from './excel';
 import type { CellValue, SourceItem } from './cells';
 
 /** Plain value of an exceljs cell: rich text and hyperlinks become their text, formulas their result. */
@@ -24,7 +24,7 @@ export function plainCell(value: unknown): CellValue {
  */
 export async function* readXlsx(path: string, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
   const input = createReadStream(path);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
+  const workbook = new (excel().stream.xlsx.WorkbookReader)(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
   try {
     for await (const worksheet of workbook) {
       let rows = 0;

@@ -1,6 +1,13 @@
 import { Client } from '@hubspot/api-client';
 import { hubspotErrorFromResponse, readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './response-errors';
 import { hubspotNetworkError } from './errors';
+import { noteRequest, noteResponse } from './call-log';
+
+/** The slice of an SDK request the middleware reads. */
+interface SdkRequest {
+  getHttpMethod(): string;
+  getUrl(): string;
+}
 
 /** The slice of an SDK response the middleware reads. */
 interface SdkResponse {
@@ -37,9 +44,14 @@ export function buildHubSpotApis(options: ClientOptions) {
     basePath: options.basePath,
     middleware: [
       {
-        pre: (ctx: unknown) => ctx,
+        pre: (ctx: unknown) => {
+          const request = ctx as SdkRequest;
+          noteRequest(request.getHttpMethod(), request.getUrl());
+          return ctx;
+        },
         post: async (ctx: unknown) => {
           const response = ctx as SdkResponse;
+          noteResponse(response.httpStatusCode, response.headers ?? {});
           options.onRateLimitHeaders?.(readRateLimitHeaders(response.headers ?? {}));
           if (response.httpStatusCode >= 400) {
             const raw = await response.body.text().catch(() => '');
@@ -67,6 +79,7 @@ export function buildHubSpotApis(options: ClientOptions) {
     actionCallbacks: client.automation.actions.callbacksApi,
     /** Endpoints the SDK has no class for (account details, limits tracking). */
     getJson: async (path: string): Promise<unknown> => {
+      noteRequest('GET', path);
       const response = await fetch(`${options.basePath}${path}`, {
         headers: { Authorization: `Bearer ${options.accessToken ?? ''}`, Accept: 'application/json' },
       }).catch((error: unknown) => {
@@ -74,6 +87,7 @@ export function buildHubSpotApis(options: ClientOptions) {
       });
       const headers: HeaderBag = {};
       response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
+      noteResponse(response.status, headers);
       options.onRateLimitHeaders?.(readRateLimitHeaders(headers));
       const raw = await response.text();
       if (!response.ok) throw hubspotErrorFromResponse(response.status, headers, raw, { timeZone: options.timeZone });

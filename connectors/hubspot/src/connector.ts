@@ -1,5 +1,5 @@
 import type { ConnectionRecord, Connector, ConnectorDeps, ConnectorFactory, Contact, ContactResult, DisconnectReport, Page, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
-import { ConfigError } from '@verify-hub/core';
+import { ConfigError, platformLogger } from '@verify-hub/core';
 import { buildHubSpotApis, type HubSpotApis } from './client';
 import { HubSpotDailyLimitError } from './errors';
 import { needsRefresh, refreshHubSpotToken } from './oauth';
@@ -51,6 +51,7 @@ export class HubSpotConnector implements Connector {
       searchLimiter: deps.limiter({ key: `hubspot:${portal}:search`, perInterval: { count: this.settings.searchPerSecond, intervalMs: 1_000 } }),
       beforeAttempt: () => this.beforeAttempt(),
       onUnauthorized: () => this.onUnauthorized(),
+      logger: platformLogger(deps.logger, 'hubspot', connection.id),
     });
     const apis = () => this.apis;
     this.puller = new ContactPuller(this.runner, apis, this.settings);

@@ -3,7 +3,7 @@ export {
   DEFAULT_SCOPES, REFRESH_MARGIN_MS, hubspotInstallUrl, exchangeHubSpotCode, refreshHubSpotToken, needsRefresh, privateAppConnection, fetchAccountDetails,
   type InstallUrlOptions, type OAuthAppOptions,
 } from './oauth';
-export { HubSpotApiError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError, HubSpotUnreachableError } from './errors';
+export { HubSpotApiError, HubSpotAppUninstalledError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError, HubSpotUnreachableError } from './errors';
 export { DEFAULT_API_BASE, RATE_TIERS, hubspotConnectionId, resolveConnection, type HubSpotCredentials, type HubSpotSettings, type RateTier } from './settings';
 export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
 export { nextMidnight } from './portal-time';
@@ -12,3 +12,7 @@ export {
   verifyActionDefinition, parseActionCall, actionOutputs, blockedAnswer, hubspotActionReceiver, actionDefinitionsApi, BLOCK_EXPIRATION_MS, FLAG_OUTPUTS, FLAG_VALUES,
   type ActionCall, type ActionOutputFields, type AnswerActionCall,
 } from './workflow-action';
+export * from './platform';
+export { HubSpotJournal, JournalOffsetExpiredError, parseJournalFile, JOURNAL_PATH, JOURNAL_SCOPE, type JournalEntry, type HubSpotJournalOptions } from './journal';
+export { journalTask } from './journal-task';
+export { CARD_ACTIONS, cardRoute, cardVerdicts, PortalNotConnectedError, cardView, hubspotCardReceiver, parseCardRequest, type CardAction, type CardCheck, type CardRequest, type CardVerdicts, type CardView } from './card';

@@ -1,4 +1,5 @@
-import { backoffDelay, sleep as defaultSleep, VerifyHubError, type CallLimiter } from '@verify-hub/core';
+import { backoffDelay, logPlatformFailure, sleep as defaultSleep, VerifyHubError, type CallLimiter, type Logger } from '@verify-hub/core';
+import { loggedAttempt } from './call-log';
 import { HubSpotApiError, HubSpotAuthError, HubSpotPartialRetryError, HubSpotRateLimitError, HubSpotUnreachableError, hubspotNetworkError } from './errors';
 
 export type CallKind = 'default' | 'search';
@@ -18,6 +19,8 @@ export interface RunnerOptions {
   maxRateWaits?: number;
   backoff?: { baseMs: number; maxMs: number };
   sleep?: (ms: number) => Promise<void>;
+  /** The connection's logger: a debug line per request, a warn line per call that failed for good. */
+  logger?: Logger;
 }
 
 type Decision = { kind: 'wait'; ms: number } | { kind: 'backoff' } | { kind: 'refresh' } | { kind: 'stop' };
@@ -76,13 +79,15 @@ export class RequestRunner {
           await this.sleep(backoffDelay(failures - 1, this.backoff));
           continue;
         }
+        logPlatformFailure(this.options.logger, error, 'HubSpot call');
         throw error;
       }
     }
   }
 
   private schedule<T>(kind: CallKind, call: () => Promise<T>): Promise<T> {
-    if (kind === 'search') return this.options.searchLimiter.schedule(() => this.options.limiter.schedule(call));
-    return this.options.limiter.schedule(call);
+    const attempt = () => loggedAttempt(this.options.logger, call);
+    if (kind === 'search') return this.options.searchLimiter.schedule(() => this.options.limiter.schedule(attempt));
+    return this.options.limiter.schedule(attempt);
   }
 }

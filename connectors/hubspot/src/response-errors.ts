@@ -6,6 +6,8 @@ import { nextMidnight } from './portal-time';
 const ErrorBodySchema = z.looseObject({
   message: z.string().optional(),
   category: z.string().optional(),
+  /** The OAuth endpoint's kind of refusal (BAD_REFRESH_TOKEN, BAD_AUTH_CODE ...), where others put `category`. */
+  status: z.string().optional(),
   correlationId: z.string().optional(),
   errorType: z.string().optional(),
   policyName: z.string().optional(),
@@ -52,7 +54,8 @@ function parseBody(raw: string): z.infer<typeof ErrorBodySchema> {
  */
 export function hubspotErrorFromResponse(status: number, headers: HeaderBag, rawBody: string, opts: { timeZone?: string; now?: number } = {}): Error {
   const now = opts.now ?? Date.now();
-  const body = parseBody(rawBody);
+  const parsed = parseBody(rawBody);
+  const body = { ...parsed, category: parsed.category ?? parsed.status };
   const requestId = body.correlationId;
   const said = body.message ? `: ${body.message}` : '';
   if (status === 401) return new HubSpotAuthError(`HubSpot rejected the access token (401${body.category ? ` ${body.category}` : ''}); reconnect the portal`, { status, requestId });

@@ -29,6 +29,8 @@ export const HubSpotSettingsSchema = z.object({
   searchPerSecond: z.number().int().positive().optional(),
   /** Stop (pause the run) when the daily remaining count reaches this, leaving room for the portal's other apps. */
   dailyReserve: z.number().int().min(0).optional(),
+  /** How contact events arrive: HubSpot's push webhooks (default), or the webhooks journal the hub reads (no public URL needed). */
+  events: z.enum(['webhooks', 'journal']).optional(),
   groupName: propertyName.optional(),
   groupLabel: z.string().min(1).optional(),
   propertyNames: z.object(Object.fromEntries(Object.keys(DEFAULT_HUBSPOT_PROPERTY_NAMES).map((k) => [k, propertyName.optional()])) as Record<keyof HubSpotPropertyNames, z.ZodOptional<typeof propertyName>>).partial().optional(),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { WebhookRejectedError, suggestedAddress, type RawWebhookRequest, type Verification } from '@verify-hub/core';
+import { suggestedAddress, type RawWebhookRequest, type Verification } from '@verify-hub/core';
 import type { PublicActionDefinitionEgg } from '@hubspot/api-client/lib/codegen/automation/actions/models/PublicActionDefinitionEgg';
 import { buildHubSpotApis } from './client';
 import { hubspotConnectionId } from './settings';
-import { MAX_BODY_BYTES, verifySignature } from './webhook';
+import { signedJsonBody } from './signed-request';
+import { verifySignature } from './webhook';
 
 /**
  * The custom workflow action "Verify email address" (automation actions API v4), as pure pieces:
@@ -94,21 +95,7 @@ export interface ActionCall {
  * `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 naming the bad field; 413 too big.
  */
 export function parseActionCall(request: RawWebhookRequest, clientSecret: string, now: number = Date.now()): ActionCall {
-  if (!clientSecret) throw new WebhookRejectedError('HubSpot app secret (HUBSPOT_CLIENT_SECRET) is not configured', 401);
-  if (request.body.length > MAX_BODY_BYTES) throw new WebhookRejectedError(`body: over ${MAX_BODY_BYTES} bytes`, 413);
-  verifySignature(request, clientSecret, now);
-  let json: unknown;
-  try {
-    json = JSON.parse(request.body.toString('utf8'));
-  } catch {
-    throw new WebhookRejectedError('body: not JSON', 400);
-  }
-  const parsed = ActionCallSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new WebhookRejectedError(`body.${issue.path.join('.') || 'call'}: ${issue.message}`, 400);
-  }
-  const call = parsed.data;
+  const call = signedJsonBody(request, clientSecret, now, { verify: verifySignature, schema: ActionCallSchema, field: 'call' });
   return { callbackId: call.callbackId, portalId: call.origin.portalId, objectId: call.object?.objectId, email: call.inputFields.email?.trim() ?? '' };
 }
 

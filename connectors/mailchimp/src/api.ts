@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { backoffDelay, sleep, type CallLimiter } from '@verify-hub/core';
+import { performance } from 'node:perf_hooks';
+import { backoffDelay, logPlatformCall, logPlatformFailure, sleep, type CallLimiter, type Logger } from '@verify-hub/core';
 import type { MailchimpAuth, ResolvedSettings } from './connection-settings';
 import { MailchimpError, mailchimpErrorFrom, shouldRetry } from './errors';
 import {
@@ -27,6 +28,8 @@ interface SdkClient {
   basePath: string;
   timeout: number;
   setConfig(config: { apiKey?: string; accessToken?: string }): void;
+  /** Every API group's request goes through it: `path` is the template (`/lists/{list_id}/members`). */
+  callApi(path: string, method: string, ...rest: unknown[]): Promise<{ response: SdkAnswer }>;
   lists: {
     getList(listId: string, opts: object): Promise<unknown>;
     getListMembersInfo(listId: string, opts: object): Promise<unknown>;
@@ -46,7 +49,15 @@ interface SdkClient {
     status(batchId: string, opts: object): Promise<unknown>;
   };
 }
+/** The slice of superagent's response (or of its error's `response`) the call log reads. */
+interface SdkAnswer {
+  status?: number;
+  headers?: Record<string, string | undefined>;
+}
 type SdkClientConstructor = new () => SdkClient;
+
+/** Mailchimp's id of a request, on every answer: what its support asks for. */
+export const REQUEST_ID_HEADER = 'x-request-id';
 const ApiClient = require('@mailchimp/mailchimp_marketing/src/ApiClient') as SdkClientConstructor;
 
 export type CallKind = 'read' | 'write' | 'poll' | 'archive';
@@ -87,11 +98,34 @@ export class MailchimpApi {
     auth: MailchimpAuth,
     private readonly settings: ResolvedSettings,
     private readonly limiter: CallLimiter,
+    private readonly logger?: Logger,
   ) {
     this.client = new ApiClient();
     this.client.setConfig(auth.kind === 'apiKey' ? { apiKey: auth.apiKey } : { accessToken: auth.accessToken });
     this.client.basePath = settings.apiBase;
     this.client.timeout = settings.timeoutMs;
+    if (logger) this.logEachRequest(logger);
+  }
+
+  /**
+   * One debug line per request, written around the SDK's `callApi` of this connection's own client:
+   * the path is the SDK's template, so no audience member's hash and no key is in it.
+   */
+  private logEachRequest(logger: Logger): void {
+    const send = this.client.callApi.bind(this.client);
+    this.client.callApi = async (path, method, ...rest) => {
+      const started = performance.now();
+      const logAnswer = (answer: SdkAnswer | undefined) =>
+        logPlatformCall(logger, { method, path, status: answer?.status, durationMs: performance.now() - started, requestId: answer?.headers?.[REQUEST_ID_HEADER] });
+      try {
+        const answered = await send(path, method, ...rest);
+        logAnswer(answered.response);
+        return answered;
+      } catch (error) {
+        logAnswer((error as { response?: SdkAnswer }).response);
+        throw error;
+      }
+    };
   }
 
   /** The one retry loop: 429, 5xx, timeouts and network trouble again after a backoff; anything else at once. */
@@ -102,7 +136,10 @@ export class MailchimpApi {
         return await run();
       } catch (thrown) {
         const error = mailchimpErrorFrom(thrown, operation);
-        if (!shouldRetry(error) || attempt + 1 >= attempts) throw error;
+        if (!shouldRetry(error) || attempt + 1 >= attempts) {
+          logPlatformFailure(this.logger, error, `Mailchimp ${operation}`);
+          throw error;
+        }
         await sleep(backoffDelay(attempt, { baseMs, maxMs }));
       }
     }

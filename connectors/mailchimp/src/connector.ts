@@ -1,5 +1,6 @@
 import {
   InputError,
+  platformLogger,
   timeInWords,
   type ConnectionRecord,
   type Connector,
@@ -50,7 +51,7 @@ export class MailchimpConnector implements Connector {
   ) {
     this.auth = readAuth(connection.credentials);
     this.settings = readSettings(connection.settings, this.auth);
-    this.api = new MailchimpApi(this.auth, this.settings, deps.limiter({ key: limiterKey(this.auth), maxConcurrent: 10 }));
+    this.api = new MailchimpApi(this.auth, this.settings, deps.limiter({ key: limiterKey(this.auth), maxConcurrent: 10 }), platformLogger(deps.logger, 'mailchimp', connection.id));
   }
 
   /**

@@ -11,3 +11,4 @@ export { readResultsArchive } from './batch-runner';
 export { subscriberHash } from './subscriber-hash';
 export { parse as parseWebhook, webhookPath, isHubWebhookFor, DEFAULT_MAX_WEBHOOK_BODY, type MailchimpWebhookOptions } from './webhook';
 export * from './errors';
+export * from './platform';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { HOOK_SIGNATURE_HEADER, verifyHookSignature } from '@verify-hub/core';
 import type { Bundle, ZObject } from 'zapier-platform-core';
-import { headerOf, isValidHookSignature } from '../hook-signature';
+import { headerOf } from '../raw-request-header';
 import { FINISHED_EVENTS, HUB_PATHS, hubRequest, type FinishedEvent } from '../hub-api';
 
 /** A finished run as the hub sends it (RunRecord plus progress); only the fields the trigger relies on are typed. */
@@ -55,7 +56,7 @@ export async function performHook(z: ZObject, bundle: Bundle): Promise<RunView[]
   // Zapier hands hook performs the raw request; should a runtime not, the delivery cannot be checked.
   if (secret && raw?.content === undefined) z.console.log('List Cleaning Finished: no raw request to check the signature against');
   else if (secret) {
-    const valid = isValidHookSignature(secret, headerOf(raw?.headers, 'X-VerifyHub-Signature'), raw?.content ?? '');
+    const valid = verifyHookSignature(secret, headerOf(raw?.headers, HOOK_SIGNATURE_HEADER), raw?.content ?? '');
     if (!valid) throw new z.errors.Error('Ignored a List Cleaning Finished delivery without a valid verify-hub signature.', 'BAD_SIGNATURE', 401);
   }
   const body = (bundle.cleanedRequest ?? {}) as { run?: RunView; event?: string } & Partial<RunView>;

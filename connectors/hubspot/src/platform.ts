@@ -1,0 +1,59 @@
+import { DEFAULT_HUBSPOT_PROPERTY_NAMES, definePlatform, toHubSpotProperties, type WebhookReceiver } from '@verify-hub/core';
+import { cardRoute, cardVerdicts } from './card';
+import { hubspotCommands } from './commands';
+import { journalTask } from './journal-task';
+import { HubSpotConnector, hubspotConnectorFactory } from './connector';
+import { HubSpotSettingsSchema, hubspotConnectionId } from './settings';
+import { hubspotSetup } from './token-connection';
+import { parse as parseHubSpotWebhook } from './webhook';
+import { actionOutputs, hubspotActionReceiver } from './workflow-action';
+
+export { hubspotSetup, hubspotTokenConnection } from './token-connection';
+
+/**
+ * POST /webhooks/hubspot: one app secret for every portal (HUBSPOT_CLIENT_SECRET); each event's portal
+ * id names the connection, `hubspot-<portalId>`.
+ */
+export function hubspotReceiver(clientSecret: string): WebhookReceiver {
+  return {
+    receive: (request, _route, now) => parseHubSpotWebhook(request, clientSecret, now),
+    connectionIdFor: (event) => hubspotConnectionId(event.accountId),
+  };
+}
+
+/** HubSpot CRM contacts, as one platform module. */
+export const hubspotPlatform = definePlatform({
+  id: 'hubspot',
+  label: 'HubSpot',
+  connector: hubspotConnectorFactory,
+  settings: HubSpotSettingsSchema,
+  writeback: { defaultNames: DEFAULT_HUBSPOT_PROPERTY_NAMES, values: (verification) => toHubSpotProperties(verification) },
+  card: {
+    description: 'CRM contacts: verification results as contact properties',
+    scopes: [
+      { scope: 'all', label: 'All contacts' },
+      { scope: 'list:<id>', label: 'One list' },
+      { scope: 'changed-since:<ISO time>', label: 'Contacts changed since a time' },
+    ],
+    defaultScope: 'all',
+  },
+  reconnectAdvice: 'reconnect HubSpot (`verify-hub hubspot connect`, or Connections in the dashboard)',
+  setup: ({ config }) => hubspotSetup(config),
+  commands: hubspotCommands,
+  webhook: ({ config, logger }) => {
+    if (config.HUBSPOT_CLIENT_SECRET) return { receiver: hubspotReceiver(config.HUBSPOT_CLIENT_SECRET) };
+    logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
+    return undefined;
+  },
+  // The contact card (hubspot-project/) asks the hub at POST /platforms/hubspot/cards/:action.
+  routes: ({ config, connections, host }) => (config.HUBSPOT_CLIENT_SECRET && host ? [cardRoute(config.HUBSPOT_CLIENT_SECRET, cardVerdicts(host, connections))] : []),
+  // Connections set to `events: journal` read the portal's webhooks journal (no public URL needed).
+  tasks: (context) => (context.host ? [journalTask(context, context.host)] : []),
+  workflowAction: {
+    receiver: ({ config }, answer) => (config.HUBSPOT_CLIENT_SECRET ? hubspotActionReceiver(config.HUBSPOT_CLIENT_SECRET, answer) : undefined),
+    complete: async (connector, callbackId, result) => {
+      if (!(connector instanceof HubSpotConnector)) throw new Error('a HubSpot workflow action completes through the HubSpot connector');
+      await connector.completeAction(callbackId, actionOutputs(result));
+    },
+  },
+});

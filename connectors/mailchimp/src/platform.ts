@@ -1,0 +1,89 @@
+import { DEFAULT_MAILCHIMP_NAMES, definePlatform, toMailchimpMergeFields, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
+import { mailchimpCommands } from './commands';
+import { MailchimpSettingsSchema } from './connection-settings';
+import { mailchimpConnectorFactory } from './connector';
+import { mailchimpKeyConnection, newWebhookSecret } from './key-connection';
+import { authorizeUrl, connectionFromOAuth } from './oauth';
+import { parse as parseMailchimpWebhook, webhookPath } from './webhook';
+
+export { mailchimpKeyConnection } from './key-connection';
+
+/** The key form (API key and audience, with the webhook address to paste in) and, when configured, OAuth. */
+export function mailchimpSetup(config: Config): PlatformSetup {
+  const setup: PlatformSetup = {
+    keyFields: [
+      { name: 'apiKey', label: 'API key', secret: true, help: 'In Mailchimp: Account > Extras > API keys; it ends with the data center, like -us21' },
+      { name: 'listId', label: 'Audience ID', secret: false, help: 'In Mailchimp: Audience > Settings > Audience name and defaults' },
+    ],
+    renewWebhookUrl: (record) => {
+      const webhookSecret = newWebhookSecret();
+      return { record: { ...record, credentials: { ...record.credentials, webhookSecret } }, webhookUrl: webhookPath(record.id, webhookSecret) };
+    },
+    connectWithKey: async (input) => {
+      const { record, webhookSecret } = await mailchimpKeyConnection(config, { apiKey: input.apiKey!, listId: input.listId!, label: input.label });
+      return { record, webhookUrl: webhookPath(record.id, webhookSecret) };
+    },
+  };
+  const { MAILCHIMP_CLIENT_ID: clientId, MAILCHIMP_CLIENT_SECRET: clientSecret, MAILCHIMP_LOGIN_BASE: loginBase } = config;
+  if (clientId && clientSecret) {
+    setup.oauth = {
+      authorizeUrl: (state, redirectUri) => authorizeUrl({ clientId, redirectUri, loginBase }, state),
+      exchange: async (code, redirectUri, extra) => {
+        const record = await connectionFromOAuth({ clientId, clientSecret, redirectUri, loginBase }, code, { listId: extra.listId });
+        // Like a key connection, it gets a webhook secret, so its audience's webhook can be registered.
+        record.credentials.webhookSecret = newWebhookSecret();
+        return record;
+      },
+    };
+  }
+  return setup;
+}
+
+/** The receiver's per-connection secret: kept sealed with the connection's credentials. */
+function webhookSecrets(connections: ConnectionStore | undefined) {
+  return async (connectionId: string): Promise<string | undefined> => {
+    const connection = await connections?.get(connectionId);
+    if (!connection || connection.platform !== 'mailchimp') return undefined;
+    const secret = connection.credentials.webhookSecret ?? connection.settings?.webhookSecret;
+    return typeof secret === 'string' && secret ? secret : undefined;
+  };
+}
+
+/**
+ * GET|POST /webhooks/mailchimp/:connection/:secret: the secret is per connection (Mailchimp signs
+ * nothing). An unknown connection gets the parser's 401, the same answer as a wrong secret, so the
+ * route does not tell which connections exist.
+ */
+export function mailchimpReceiver(secretFor: (connectionId: string) => Promise<string | undefined>): WebhookReceiver {
+  return {
+    receive: async (request, route) => parseMailchimpWebhook(request, route.secret ?? '', (route.connection && (await secretFor(route.connection))) || ''),
+    connectionIdFor: (event, route) => route.connection ?? `mailchimp-${event.accountId}`,
+  };
+}
+
+/** Mailchimp audiences, as one platform module. */
+export const mailchimpPlatform = definePlatform({
+  id: 'mailchimp',
+  label: 'Mailchimp',
+  connector: mailchimpConnectorFactory,
+  settings: MailchimpSettingsSchema,
+  writeback: { defaultNames: DEFAULT_MAILCHIMP_NAMES, values: (verification) => toMailchimpMergeFields(verification) },
+  card: {
+    description: 'Audience members: verification results as merge fields and tags',
+    scopes: [
+      { scope: 'all', label: "The connection's audience" },
+      { scope: 'audience:<list>', label: 'Another audience' },
+      { scope: 'segment:<list>:<segment>', label: 'One segment' },
+      { scope: 'changed-since:<ISO time>', label: 'Members changed since a time' },
+    ],
+    defaultScope: 'all',
+    webhookHelp: 'In Mailchimp, add this address as a webhook of the audience (Audience → Settings → Webhooks) so new and changed subscribers are verified as they arrive.',
+  },
+  reconnectAdvice: 'reconnect Mailchimp (`verify-hub mailchimp connect`, or Connections in the dashboard)',
+  setup: ({ config }) => mailchimpSetup(config),
+  commands: mailchimpCommands,
+  webhook: ({ connections }) => ({
+    paths: [{ path: '/:connection/:secret', methods: ['GET', 'POST'] }],
+    receiver: mailchimpReceiver(webhookSecrets(connections)),
+  }),
+});
