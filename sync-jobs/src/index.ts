@@ -22,3 +22,5 @@ export * from './estimate';
 export * from './action-completions';
 export * from './privacy-erasure';
 export * from './disconnect';
+export * from './app-uninstall';
+export * from './journal-reader';

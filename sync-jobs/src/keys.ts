@@ -104,6 +104,10 @@ export class Keys {
   connectionIndex(): string {
     return `${this.prefix}:${this.tag('connections')}`;
   }
+  /** A fair-shares lane (a connection's, or a run's): ids of its chunk jobs not started yet (fair-lanes.ts). */
+  lane(name: string): string {
+    return `${this.prefix}:lane:${name}`;
+  }
   eventGate(key: string): string {
     return `${this.prefix}:event-gate:${key}`;
   }

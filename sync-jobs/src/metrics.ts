@@ -5,9 +5,11 @@ interface CountsSource {
   readonly name: string;
   getJobCounts(...types: string[]): Promise<Record<string, number>>;
   /** BullMQ's `Queue.getJobs`: with `asc` the oldest first. */
-  getJobs(types: 'waiting'[], start: number, end: number, asc: boolean): Promise<Array<{ timestamp: number; delay?: number } | undefined>>;
+  getJobs(types: ('waiting' | 'prioritized')[], start: number, end: number, asc: boolean): Promise<Array<{ timestamp: number; delay?: number } | undefined>>;
 }
 
+/** How many prioritized jobs the oldest-waiting gauge reads (the next to run: each lane's oldest is among them). */
+const PRIORITIZED_LOOKED_AT = 100;
 const depthSources = new Set<CountsSource>();
 
 /**
@@ -82,9 +84,11 @@ export const syncMetrics = {
       const now = Date.now();
       for (const source of depthSources) {
         try {
-          const [oldest] = await source.getJobs(['waiting'], 0, 0, true);
+          // Chunks wait prioritized (fair-lanes.ts): each lane's oldest is among the next to run, so the
+          // first PRIORITIZED_LOOKED_AT of them stand for all.
+          const ready = [...(await source.getJobs(['waiting'], 0, 0, true)), ...(await source.getJobs(['prioritized'], 0, PRIORITIZED_LOOKED_AT - 1, true))];
           // A delayed job becomes ready at timestamp + delay: its wait starts then, not when it was added.
-          const readySince = oldest ? oldest.timestamp + (oldest.delay ?? 0) : now;
+          const readySince = Math.min(now, ...ready.map((job) => (job ? job.timestamp + (job.delay ?? 0) : now)));
           this.set({ queue: source.name }, Math.max(0, (now - readySince) / 1000));
         } catch {
           // As for the depth gauge: an unreachable queue reports nothing.

@@ -18,6 +18,8 @@ export interface ChunkJobData {
   carry?: Verification[];
   /** When the first attempt verified (epoch ms): results made locally (rejected input) keep this time in a replay. */
   verifiedAt?: number;
+  /** Its fair-shares lane (fair-lanes.ts): the job leaves the lane's waiting set when it starts. */
+  lane?: string;
 }
 
 /** `chunks` queue: contacts whose result was unknown, verified again after a delay. */

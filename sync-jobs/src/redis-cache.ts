@@ -1,6 +1,7 @@
 import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache } from '@verify-hub/core';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
+import { storeResults, type StoredEntry } from './store-results-script';
 
 const DAY_MS = 86_400_000;
 
@@ -51,13 +52,13 @@ export class RedisVerificationCache implements VerificationCache {
   async setMany(results: Verification[]): Promise<void> {
     const entries = this.entries(results);
     if (this.keys.cluster) await this.setEach(entries);
-    else if (entries.length > 0) await this.addSets(this.redis.multi(), entries).exec();
+    else await storeResults(this.redis, entries);
   }
 
   /**
-   * Results just bought: stored, and the billable ones added to a run's credits counter, in one MULTI,
+   * Results just bought: stored, and the billable ones added to a run's credits counter, in one script,
    * so what the run says it spent moves with what the cache holds. Each purchase is counted once by its
-   * answer (address and `checkedAt`, kept in `credits.purchases`): a MULTI that ioredis sends again
+   * answer (address and `checkedAt`, kept in `credits.purchases`): a script that ioredis sends again
    * after a reconnect (Redis ran it, the reply was lost) counts nothing twice.
    *
    * On a cluster the cache entries and the run are on different slots, which no MULTI spans: the
@@ -66,16 +67,13 @@ export class RedisVerificationCache implements VerificationCache {
   async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }): Promise<void> {
     const entries = this.entries(results);
     const billable = results.filter((v) => v.billable);
-    const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map((v) => `${v.normalized}|${v.checkedAt}`)] as const) : undefined;
+    const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map(purchaseId)] as const) : undefined;
     if (this.keys.cluster) {
       await this.setEach(entries);
       if (countArgs) await this.redis.eval(...countArgs);
       return;
     }
-    if (entries.length === 0 && !countArgs) return;
-    const m = this.addSets(this.redis.multi(), entries);
-    if (countArgs) m.eval(...countArgs);
-    await m.exec();
+    await storeResults(this.redis, entries, credits && { ...credits, ids: billable.map(purchaseId) });
   }
 
   /** What to store for each result: unknowns are not kept, nor results already past the longest freshness window. */
@@ -92,19 +90,13 @@ export class RedisVerificationCache implements VerificationCache {
     return entries;
   }
 
-  private addSets(m: ChainableCommander, entries: CacheEntry[]): ChainableCommander {
-    for (const e of entries) m.set(e.key, e.value, 'PX', e.ttlMs);
-    return m;
-  }
-
   /** One SET per entry, sent together (a cluster spreads the addresses over its slots). */
   private async setEach(entries: CacheEntry[]): Promise<void> {
     await Promise.all(entries.map((e) => this.redis.set(e.key, e.value, 'PX', e.ttlMs)));
   }
 }
 
-interface CacheEntry {
-  key: string;
-  value: string;
-  ttlMs: number;
-}
+type CacheEntry = StoredEntry;
+
+/** A purchase, counted once by its answer: the address and when the engine answered. */
+const purchaseId = (v: Verification) => `${v.normalized}|${v.checkedAt}`;

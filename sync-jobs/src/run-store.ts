@@ -1,9 +1,14 @@
+// Over 300 lines on purpose: this is the run ledger, the one class that reads and writes a run's Redis
+// keys (record, counters, pages, report, credits). Every number the CLI, the API and the dashboard show
+// comes from here; keeping its key layout in one file is what lets them agree. Its Lua scripts are in
+// run-store-scripts.ts and its breakdown in run-breakdown.ts.
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { runName } from '@verify-hub/core';
 import type { ReportRow, RunBreakdown, RunCounters, RunListFilter, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
 import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
+import { COUNT_PAGE, APPEND_REPORT, SAVE_PAGE, TRY_COMPLETE, RESERVE_CREDITS, CREDIT_STATE, RELEASE_IF_SAME, TRANSITION } from './run-store-scripts';
 
 export const COUNTER_NAMES = ['pulled', 'skipped', 'unreadable', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
 
@@ -16,117 +21,6 @@ export const USER_PAUSE_REASON = 'paused by a user';
 
 /** Counters live as `n:<name>` fields of the run hash, so HINCRBY updates them atomically. */
 const counterField = (name: string) => `n:${name}`;
-
-/**
- * Adds report rows with their breakdown delta (see run-breakdown.ts): ARGV from `i` holds `nPairs`
- * (field, delta) pairs for the breakdown hash, then `nFailures` failed rows (kept while the list
- * has room), then the rows. Shared by COUNT_PAGE and APPEND_REPORT.
- */
-const ADD_ROWS = `
-local function add_rows(report, breakdown, failures, i, nPairs, nFailures, keep)
-  for _ = 1, nPairs do redis.call('HINCRBY', breakdown, ARGV[i], ARGV[i + 1]); i = i + 2 end
-  local room = keep - redis.call('LLEN', failures)
-  for _ = 1, nFailures do
-    if room > 0 then redis.call('RPUSH', failures, ARGV[i]); room = room - 1 end
-    i = i + 1
-  end
-  for j = i, #ARGV do redis.call('RPUSH', report, ARGV[j]) end
-end`;
-
-/**
- * Marks a page's chunk done and adds its counters, report rows and breakdown in one step, releasing
- * the page's credit reservation; a page already counted (a chunk delivered twice after a crash)
- * changes nothing. Returns 1 when counted, 0 when already done. ARGV: page, counter pairs, breakdown
- * pairs, failures, kept failures, then the lists.
- */
-const COUNT_PAGE = `${ADD_ROWS}
-redis.call('HDEL', KEYS[6], ARGV[1])
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
-local counterPairs = tonumber(ARGV[2])
-local i = 6
-for _ = 1, counterPairs do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
-add_rows(KEYS[3], KEYS[4], KEYS[5], i, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
-redis.call('HINCRBY', KEYS[1], 'pagesDone', 1)
-return 1`;
-
-/** Report rows outside a page (re-checks), with their breakdown. ARGV: breakdown pairs, failures, kept failures, then the lists. */
-const APPEND_REPORT = `${ADD_ROWS}
-add_rows(KEYS[1], KEYS[2], KEYS[3], 4, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
-return 1`;
-
-/**
- * Saves where paging got to, only if no other pager saved this page first (pages == ARGV[1]): two
- * pagers of one run (a pause and a quick resume) cannot both count a page; the one that loses stops.
- * ARGV: page, next page, '1' when the source ended, cursor, then counter pairs.
- */
-const SAVE_PAGE = `
-if tonumber(redis.call('HGET', KEYS[1], 'pages') or '0') ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'pages', ARGV[2])
-if ARGV[3] == '1' then
-  redis.call('HDEL', KEYS[1], 'cursor')
-  redis.call('HSET', KEYS[1], 'pagingDone', '1')
-else
-  redis.call('HSET', KEYS[1], 'cursor', ARGV[4])
-end
-for i = 5, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return 1`;
-
-/** Completes a running run once: paging done and every enqueued page counted. Returns 1 when it did. */
-const TRY_COMPLETE = `
-local s = redis.call('HGET', KEYS[1], 'status')
-if s ~= 'running' then return 0 end
-if redis.call('HGET', KEYS[1], 'pagingDone') ~= '1' then return 0 end
-local pages = tonumber(redis.call('HGET', KEYS[1], 'pages') or '0')
-local done = tonumber(redis.call('HGET', KEYS[1], 'pagesDone') or '0')
-if done < pages then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'completed', 'finishedAt', ARGV[1])
-redis.call('HDEL', KEYS[1], 'statusReason', 'resumeAt')
-return 1`;
-
-/** The credits held in a reservations hash (values `<credits>|<token>`), all pages or all but ARGV[1]. */
-const SUM_RESERVED = `
-local function sum_reserved(key, except)
-  local fields = redis.call('HGETALL', key)
-  local total = 0
-  for i = 1, #fields, 2 do
-    if fields[i] ~= except then total = total + tonumber(string.match(fields[i + 1], '^(%d+)')) end
-  end
-  return total
-end`;
-
-/**
- * Reserves up to ARGV[2] credits for page ARGV[1] under the run's cap ARGV[3]: what the cap leaves
- * after the credits spent (`n:credits`) and those other pages hold. The page's own earlier
- * reservation (an attempt killed mid-way) is replaced, never added to. Returns {grant, held by others}.
- */
-const RESERVE_CREDITS = `${SUM_RESERVED}
-local want = tonumber(ARGV[2])
-local cap = tonumber(ARGV[3])
-local others = sum_reserved(KEYS[2], ARGV[1])
-local used = tonumber(redis.call('HGET', KEYS[1], 'n:credits') or '0')
-local grant = math.max(0, math.min(want, cap - used - others))
-if grant > 0 then redis.call('HSET', KEYS[2], ARGV[1], grant .. '|' .. ARGV[4]) else redis.call('HDEL', KEYS[2], ARGV[1]) end
-return {grant, others}`;
-
-/** Credits spent and credits reserved now, read together: {spent, reserved}. */
-const CREDIT_STATE = `${SUM_RESERVED}
-return {tonumber(redis.call('HGET', KEYS[1], 'n:credits') or '0'), sum_reserved(KEYS[2], '')}`;
-
-/** Releases page ARGV[1]'s reservation only if it is still the one read (ARGV[2]): a new attempt's is kept. */
-const RELEASE_IF_SAME = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0`;
-
-/** Changes a run's status only from one of the allowed states; returns 1 when it did. */
-const TRANSITION = `
-local s = redis.call('HGET', KEYS[1], 'status')
-if not s then return -1 end
-for i = 3, #ARGV do if s == ARGV[i] then
-  redis.call('HSET', KEYS[1], 'status', ARGV[1])
-  if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'statusReason') else redis.call('HSET', KEYS[1], 'statusReason', ARGV[2]) end
-  return 1
-end end
-return 0`;
 
 export const DEFAULT_RETENTION_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -361,6 +255,11 @@ export class RunStore {
     return readBreakdown(this.redis, this.keys, id);
   }
 
+  /** `count` report rows from row `start` (fewer at the end). */
+  async reportSlice(id: string, start: number, count: number): Promise<ReportRow[]> {
+    return (await this.redis.lrange(this.keys.report(id), start, start + count - 1)).map((row) => JSON.parse(row) as ReportRow);
+  }
+
   async *report(id: string, batch = 1000): AsyncIterable<ReportRow> {
     for (let start = 0; ; start += batch) {
       const rows = await this.redis.lrange(this.keys.report(id), start, start + batch - 1);
@@ -371,6 +270,22 @@ export class RunStore {
 
   async park(id: string, jobId: string): Promise<void> {
     await this.redis.sadd(this.keys.parked(id), jobId);
+  }
+
+  /** What a run's log lines name: its id, connection and platform (read without the whole record). */
+  async identity(id: string): Promise<{ id: string; connectionId?: string; platform?: string }> {
+    const [connectionId, platform] = await this.redis.hmget(this.keys.run(id), 'connectionId', 'platform');
+    return { id, connectionId: connectionId ?? undefined, platform: platform ?? undefined };
+  }
+
+  /** A parked chunk that went back to work (the run was resumed while it parked). */
+  async unpark(id: string, jobId: string): Promise<void> {
+    await this.redis.srem(this.keys.parked(id), jobId);
+  }
+
+  /** The next number of the run's pager jobs (a job cannot re-add its own id). */
+  nextPagerSeq(id: string): Promise<number> {
+    return this.redis.hincrby(this.keys.run(id), 'pagerSeq', 1);
   }
 
   async takeParked(id: string): Promise<string[]> {
