@@ -7,9 +7,10 @@ import { errorHandler, notFound, sendError } from './http-errors';
 import { HubMetrics } from './http-metrics';
 import { requestLog } from './request-log';
 import { CompletionHookDelivery, HookStore } from './completion-hooks';
-import { WebhookIngest } from './webhook-ingest';
+import { WebhookIngest, ingestOptions } from './webhook-ingest';
 import { webhookRoutes } from './routes/webhooks';
 import { actionRoutes } from './routes/actions';
+import { platformExtensionRoutes, platformListRoutes } from './routes/platforms';
 import { runRoutes } from './routes/runs';
 import { fileRoutes } from './routes/files';
 import { hookRoutes } from './routes/hooks';
@@ -66,20 +67,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
           logger,
         );
   delivery?.listen(deps.runs);
-  const ingest = new WebhookIngest(
-    deps.redis,
-    deps.runs,
-    {
-      queueName: deps.ingest?.queueName ?? 'verify-hub-webhook-ingest',
-      worker: deps.ingest?.worker ?? true,
-      concurrency: deps.ingest?.concurrency ?? 1,
-      eventsAtOnce: deps.ingest?.eventsAtOnce ?? 10,
-      attempts: deps.ingest?.attempts ?? 12,
-      backoffMs: deps.ingest?.backoffMs ?? 1000,
-    },
-    metrics,
-    logger,
-  );
+  const ingest = new WebhookIngest(deps.redis, deps.runs, ingestOptions(deps.ingest), metrics, logger);
   let closing = false;
   let closed: Promise<void> | undefined;
 
@@ -105,6 +93,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     }),
   );
   app.use('/actions', actionRoutes({ receivers: deps.actions ?? {}, publicUrl: deps.publicUrl }));
+  app.use('/platforms', platformExtensionRoutes(deps.platformRoutes ?? {}, deps.publicUrl));
 
   const sessions = new SessionStore(deps.redis, prefix);
   const signInLimiter = new SignInLimiter(deps.redis, prefix, { maxFailures: deps.signIn?.maxFailures ?? 10, windowSeconds: deps.signIn?.windowSeconds ?? 60 });
@@ -114,6 +103,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     operations: deps.operations,
     schedules: deps.schedules,
     platforms: deps.platforms ?? {},
+    catalog: deps.catalog ?? [],
     states: new OAuthStates(deps.redis, prefix),
     publicUrl: deps.publicUrl,
     logger,
@@ -131,6 +121,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, abandonedAfterMs: deps.upload?.abandonedAfterMs, retentionMs: deps.upload?.retentionMs, connections: deps.connections, operations: deps.operations, pricing: deps.pricing, logger }));
   api.use(hookRoutes(hooks));
   api.use(connectionRoutes(connectionOptions));
+  api.use(platformListRoutes({ catalog: connectionOptions.catalog, platforms: connectionOptions.platforms, webhooks: deps.webhooks ?? {} }));
   api.use(scheduleRoutes(deps.schedules));
   api.use(singleCheckRoutes({ verifier: deps.verifier, redis: deps.redis, prefix, perMinute: deps.singleCheck?.perMinute }));
   api.use(engineKeyRoutes(deps.engineKeys));

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger, SecretBox } from '@verify-hub/core';
+import { HOOK_SIGNATURE_HEADER, signHookPayload, type Logger, type SecretBox } from '@verify-hub/core';
 import { queuePrefix, type RunRecord, type RunService } from '@verify-hub/sync-jobs';
-import { signHookPayload } from './hook-signature';
 import type { HubMetrics } from './http-metrics';
 import { runView } from './run-view';
 
@@ -115,7 +114,7 @@ export class CompletionHookDelivery {
     this.worker.on('failed', (job, error) => {
       const last = job && job.attemptsMade >= (job.opts.attempts ?? 1);
       this.metrics.hookDeliveries.inc({ outcome: last ? 'gave_up' : 'retry' });
-      this.logger.warn({ hookId: job?.data.hookId, runId: job?.data.run.id, attempt: job?.attemptsMade, reason: error.message }, last ? 'completion webhook given up' : 'completion webhook will be retried');
+      this.logger.warn({ hookId: job?.data.hookId, runId: job?.data.run.id, attempt: job?.attemptsMade, err: error }, last ? 'completion webhook given up' : 'completion webhook will be retried');
     });
     this.worker.on('error', (error) => this.logger.error({ err: error }, 'completion webhook worker error'));
   }
@@ -163,7 +162,7 @@ export class CompletionHookDelivery {
         'user-agent': 'verify-hub-webhooks/0.1',
         'x-verifyhub-event': job.data.event,
         'x-verifyhub-delivery': job.data.deliveryId,
-        'x-verifyhub-signature': signHookPayload(hook.secret, body),
+        [HOOK_SIGNATURE_HEADER]: signHookPayload(hook.secret, body),
       },
       body,
       redirect: 'manual',

@@ -1,31 +1,9 @@
 import type { ConnectionRecord } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
-import type { KeyField, PlatformSetup } from './platform-setup';
+import type { PlatformSetup } from './platform-setup';
+import type { ConnectionAuth, ConnectionView, PlatformInfo } from './api-types';
 
-export type ConnectionAuth = 'oauth' | 'token' | 'api_key';
-export type ConnectionState = 'connected' | 'token_expiring' | 'failing';
-
-/** A stored connection as the dashboard shows it: what it is and how it is doing, never its credentials. */
-export interface ConnectionView {
-  id: string;
-  platform: string;
-  label: string;
-  createdAt: string;
-  auth: ConnectionAuth;
-  state: ConnectionState;
-  stateReason?: string;
-  /** When the access token expires (ISO), for tokens that do. */
-  expiresAt?: string;
-  /** Non-secret settings: portalId, listId, timeZone, rateTier ... */
-  details: Record<string, string>;
-}
-
-export interface PlatformInfo {
-  oauth: boolean;
-  keyFields: KeyField[];
-  /** Whether the platform's connections have a webhook address the dashboard can hand out (again). */
-  webhookUrl: boolean;
-}
+export type { ConnectionAuth, ConnectionState, ConnectionView, PlatformInfo } from './api-types';
 
 export const EXPIRY_WARNING_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -2,9 +2,9 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
-import type { ConnectionStore, ContactEvent, Logger, Pricing, RawWebhookRequest, SecretBox, Verifier } from '@verify-hub/core';
+import type { ActionReceiver, ConnectionStore, Logger, PlatformRoute, PlatformWebhook, Pricing, SecretBox, Verifier } from '@verify-hub/core';
 import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
-import type { PlatformSetups } from './platform-setup';
+import type { PlatformEntry, PlatformSetups } from './platform-setup';
 import type { McpSignInOptions } from './mcp-sign-in';
 import type { EngineKeysSetting } from './engine-keys';
 
@@ -13,39 +13,14 @@ import type { EngineKeysSetting } from './engine-keys';
  * `verify-hub serve` hands it the real BullMQ pipeline.
  */
 
-/** The URL segments of a receiver route (Mailchimp's `/webhooks/mailchimp/:connection/:secret`). */
-export interface ReceiverRoute {
-  connection?: string;
-  secret?: string;
-}
-
-/**
- * A mounted platform receiver: checks and parses one delivery with the platform's pure parser
- * (throwing core's WebhookRejectedError), and names the connection each event belongs to.
- * `webhook-receivers.ts` builds one per platform from its connector's `parse`.
- */
-export interface WebhookReceiver {
-  receive(request: RawWebhookRequest, route: ReceiverRoute, now: number): ContactEvent[] | Promise<ContactEvent[]>;
-  connectionIdFor(event: ContactEvent, route: ReceiverRoute): string;
-}
-
-/**
- * A platform's workflow action (HubSpot's "Verify email address"), mounted at POST /actions/:platform:
- * checks and parses the call with the platform's pure code (throwing core's WebhookRejectedError) and
- * gives the JSON answer, the platform's own shape. Built by the host from a connector and the pipeline.
- */
-export interface ActionReceiver {
-  answer(request: RawWebhookRequest, now: number): Promise<unknown>;
-}
-
 export interface HubAppDeps {
   runs: RunService;
   /** The hub's own Redis connection (readiness, completion-webhook registry and delivery queue). */
   redis: Redis;
   /** Bearer token of the admin API and queue UI. Without one the admin API answers 503 (never open). */
   adminToken?: string;
-  /** Receivers by platform; a platform without one answers 404 on its webhook route. */
-  webhooks?: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
+  /** Webhook receivers by platform id, mounted at /webhooks/<id>; a platform without one answers 404 there. */
+  webhooks?: Record<string, PlatformWebhook>;
   /** Workflow-action receivers by platform name (POST /actions/:platform); others answer 404. */
   actions?: Record<string, ActionReceiver>;
   /** The sync pipeline's Prometheus registry, served at /metrics with the hub's HTTP metrics. */
@@ -89,8 +64,12 @@ export interface HubAppDeps {
   pricing?: Pricing;
   /** Credit estimates and ensureSchema through the connectors; without it those routes answer 503. */
   operations?: ConnectionOperations;
-  /** How each platform is connected (key form, OAuth), built by the host from the connectors. */
+  /** How each platform is connected (key form, OAuth), built by the host from the platform modules. */
   platforms?: PlatformSetups;
+  /** The registered platforms, as GET /api/platforms lists them; absent: the ids of `platforms`. */
+  catalog?: PlatformEntry[];
+  /** Routes the platforms add, by platform id, mounted at /platforms/<id><path> (they authenticate themselves). */
+  platformRoutes?: Record<string, PlatformRoute[]>;
   /**
    * The engine for single-address checks (`POST /api/verify`, the dashboard's box): `verify-hub serve`
    * passes the engine it gives the workers. Without one that route answers 503.

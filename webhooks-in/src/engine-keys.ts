@@ -3,28 +3,11 @@
  * engine (DESIGN.md §3): `verify-hub serve` builds an `EngineKeyAdmin` from the engine's key store when
  * the engine keeps its keys in the hub's Redis (the local engine, or a self-hosted one sharing it).
  */
-export interface EngineKeyView {
-  id: string;
-  name: string;
-  /** The key's prefix and first characters (never enough to use it). */
-  display: string;
-  createdAt: string;
-  /** To the minute; null when never used. */
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+import type { EngineAccountUsage, EngineKeyView } from '@verify-hub/core';
 
-/** The account's month: the figures of the engine's `X-RateLimit-Limit` and `X-Quota-*` headers. */
-export interface EngineUsageView {
-  account: string;
-  ratePerSecond: number;
-  monthlyQuota: number;
-  /** Billable verifications this month. */
-  used: number;
-  remaining: number;
-  /** When the quota resets (epoch ms; the first instant of next month, UTC). */
-  resetsAt: number;
-}
+// A key as the page lists it, and the account's month: core's shapes, shared with the engine's key store.
+export type { EngineKeyView };
+export type EngineUsageView = EngineAccountUsage;
 
 export interface EngineKeyAdmin {
   list(): Promise<EngineKeyView[]>;

@@ -53,12 +53,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       // multer's other limits: unexpected field, too many files or parts.
       return sendError(res, 400, 'INVALID_INPUT', `${transport.field ?? 'file'}: ${(error as Error).message}`, transport.field ?? 'file');
     }
+    // The hub's own errors say what was wrong; only a transport error's status is answered without its words.
+    if (error instanceof VerifyHubError && error.status && error.status >= 400 && error.status < 500) {
+      return sendError(res, error.status, error.code, error.message);
+    }
     const status = transport.status ?? transport.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return sendError(res, status, 'BAD_REQUEST', 'the request could not be read');
-    }
-    if (error instanceof VerifyHubError && error.status && error.status >= 400 && error.status < 500) {
-      return sendError(res, error.status, error.code, error.message);
     }
     logger.error({ err: error, method: req.method, route: req.route?.path }, 'request failed');
     sendError(res, 500, 'INTERNAL', 'internal error');

@@ -11,6 +11,7 @@ import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthToke
 import type { Logger } from '@verify-hub/core';
 import { safeEqual } from './auth';
 import type { SignInLimiter } from './session';
+import { MCP_SIGN_IN_PATH, signInPage } from './mcp-sign-in-page';
 
 /**
  * Sign-in for the hub's MCP endpoint (the MCP authorization spec, OAuth 2.1): /mcp is a protected resource
@@ -30,7 +31,7 @@ export interface McpSignInOptions {
 export const MCP_SCOPE = 'verify';
 /** Every token the hub issues starts with this, so /mcp can tell it from an engine API key sent as a bearer. */
 export const MCP_TOKEN_PREFIX = 'vhmcp_';
-export const MCP_SIGN_IN_PATH = '/mcp-sign-in';
+export { MCP_SIGN_IN_PATH };
 
 const CODE_TTL = 600;
 const PENDING_TTL = 600;
@@ -193,30 +194,6 @@ export class HubMcpOAuthProvider implements OAuthServerProvider {
       if (raw && (JSON.parse(raw) as Grant).clientId === client.client_id) await this.redis.del(this.key(kind, request.token));
     }
   }
-}
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function signInPage(res: Response, status: number, page: { requestId: string; clientName?: string; redirectUri: string; error?: string }): void {
-  const who = page.clientName ? `“${escapeHtml(page.clientName)}”` : 'An AI assistant';
-  const back = escapeHtml(new URL(page.redirectUri).host || page.redirectUri);
-  res
-    .status(status)
-    .set({ 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'", 'Referrer-Policy': 'no-referrer' })
-    .type('html')
-    .send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in to verify-hub</title>
-<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#222}label,input,button{display:block;width:100%;box-sizing:border-box}input{padding:.5rem;margin:.25rem 0 1rem}button{padding:.6rem;margin-top:.5rem}.error{color:#a00}</style></head>
-<body><h1>Sign in to verify-hub</h1>
-<p>${who} asks to verify email addresses through this hub. Its verifications use this hub's engine key and its credits. After you sign in you return to <strong>${back}</strong>.</p>
-${page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : ''}
-<form method="post" action="${MCP_SIGN_IN_PATH}">
-<input type="hidden" name="request" value="${escapeHtml(page.requestId)}">
-<label for="token">Admin token (HUB_ADMIN_TOKEN)</label>
-<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
-<button type="submit" name="action" value="allow">Sign in and allow</button>
-<button type="submit" name="action" value="deny" formnovalidate>Cancel</button>
-</form></body></html>`);
 }
 
 export interface McpSignIn {

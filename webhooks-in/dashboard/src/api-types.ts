@@ -1,6 +1,7 @@
 /**
- * The admin API's answers as the dashboard reads them (issue 11's spec). Kept here rather than imported
- * from the server packages: the browser bundle must not pull Node code in.
+ * The admin API's answers as the dashboard reads them (issue 11's spec). The connection and platform
+ * answers are imported from the server (`import type`, webhooks-in/src/api-types.ts, which imports only
+ * core's dependency-free wire types); the others are still copies here, to move the same way.
  */
 
 export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
@@ -129,46 +130,8 @@ export interface FileRunStarted {
   links: { run: string; cleaned: string; removed: string; summary: string };
 }
 
-export type ConnectionState = 'connected' | 'token_expiring' | 'failing';
-
-export interface ConnectionView {
-  id: string;
-  platform: string;
-  label: string;
-  createdAt: string;
-  auth: 'oauth' | 'token' | 'api_key';
-  state: ConnectionState;
-  stateReason?: string;
-  expiresAt?: string;
-  details: Record<string, string>;
-}
-
-export interface KeyField {
-  name: string;
-  label: string;
-  secret: boolean;
-  help?: string;
-}
-
-export interface PlatformInfo {
-  oauth: boolean;
-  keyFields: KeyField[];
-  /** Whether its connections have a webhook address to paste into the platform (Mailchimp). */
-  webhookUrl: boolean;
-}
-
-export type ConnectablePlatform = 'hubspot' | 'mailchimp';
-
-export interface ConnectionsAnswer {
-  connections: ConnectionView[];
-  platforms: Partial<Record<ConnectablePlatform, PlatformInfo>>;
-}
-
-export interface ConnectionSaved {
-  connection: ConnectionView;
-  /** Mailchimp's webhook address: it holds a secret, so the server shows it this once. */
-  webhookUrl?: string;
-}
+// The connection and platform answers are the server's own types (erased by esbuild at build time).
+export type { ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, KeyField, PlatformInfo, PlatformView, PlatformsAnswer } from '../../src/api-types';
 
 export interface SchemaReport {
   created: string[];

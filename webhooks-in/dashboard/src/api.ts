@@ -6,6 +6,7 @@ import type {
   EngineUsageView,
   FilePreview,
   FileRunStarted,
+  PlatformsAnswer,
   RunBreakdown,
   RunDownloads,
   RunEstimate,
@@ -163,6 +164,8 @@ export const startFile = (uploadId: string, body: { column?: string; removeRisky
 
 // ---------------------------------------------------------------- connections
 
+/** The registered platforms: labels, cards and how each connects here. */
+export const listPlatforms = (signal?: AbortSignal) => request<PlatformsAnswer>('GET', '/api/platforms', { signal });
 export const listConnections = (signal?: AbortSignal) => request<ConnectionsAnswer>('GET', '/api/connections', { signal });
 export const saveConnection = (platform: string, body: Record<string, string>) => request<ConnectionSaved>('POST', path`/api/connections/${platform}`, { body });
 /** Deletes a connection, the schedules that sync it, and cancels its runs under way. */

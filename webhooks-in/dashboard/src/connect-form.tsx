@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, oauthStartUrl, saveConnection } from './api';
-import type { ConnectablePlatform, ConnectionSaved, PlatformInfo } from './api-types';
+import type { ConnectionSaved, PlatformInfo } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { platformName } from './format';
 
@@ -14,7 +14,7 @@ export function ConnectForm({
   onSaved,
   onClose,
 }: {
-  platform: ConnectablePlatform;
+  platform: string;
   info: PlatformInfo;
   onSaved: (saved: ConnectionSaved) => void;
   onClose: () => void;
@@ -26,6 +26,8 @@ export function ConnectForm({
   const headingId = `connect-${platform}-heading`;
   const errorId = `connect-${platform}-error`;
   const hasLabelField = info.keyFields.some((field) => field.name === 'label');
+  // The hub's OAuth start takes the list a sign-in is for (`listId`), when the platform's form asks for one.
+  const listField = info.keyFields.find((field) => field.name === 'listId');
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -83,11 +85,11 @@ export function ConnectForm({
       {info.oauth && (
         <>
           <p>
-            <a class="button" href={oauthStartUrl(platform, platform === 'mailchimp' ? values.listId?.trim() : undefined)}>
+            <a class="button" href={oauthStartUrl(platform, listField ? values.listId?.trim() : undefined)}>
               Sign in with {name}
             </a>
           </p>
-          {platform === 'mailchimp' && <p class="muted small">Fill in the Audience ID below first to sign in for that audience.</p>}
+          {listField && <p class="muted small">Fill in the {listField.label} below first to sign in for it.</p>}
           {info.keyFields.length > 0 && <p class="muted">Or paste a key:</p>}
         </>
       )}

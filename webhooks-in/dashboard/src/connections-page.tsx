@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { deleteConnection, ensureSchema, errorMessage, listConnections, renewWebhookUrl, startRun } from './api';
-import type { ConnectablePlatform, ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport } from './api-types';
+import type { ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport } from './api-types';
 import { ConnectForm } from './connect-form';
 import { ErrorAlert, Notice } from './error-alert';
 import { formatDateTime, formatRelative, platformName } from './format';
@@ -8,8 +8,6 @@ import { useAction } from './use-action';
 import { navigate, runHref } from './router';
 import { SchemaReportView } from './schema-report';
 import { WebhookUrlOnce } from './webhook-url-once';
-
-const CONNECTABLE: ConnectablePlatform[] = ['hubspot', 'mailchimp'];
 
 const AUTH_TEXT: Record<ConnectionView['auth'], string> = { oauth: 'signed in with OAuth', token: 'private app token', api_key: 'API key' };
 
@@ -22,8 +20,8 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
   const [data, setData] = useState<ConnectionsAnswer>();
   const [error, setError] = useState<string | undefined>(() => query.get('error') ?? undefined);
   const [notice, setNotice] = useState<string>();
-  const [openForm, setOpenForm] = useState<ConnectablePlatform>();
-  const [webhook, setWebhook] = useState<{ url: string; label: string }>();
+  const [openForm, setOpenForm] = useState<string>();
+  const [webhook, setWebhook] = useState<{ url: string; label: string; platform: string }>();
   const [reports, setReports] = useState<Record<string, SchemaReport>>({});
   const { busy, perform } = useAction<string>((caught) => setError(errorMessage(caught)));
 
@@ -36,7 +34,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       if (connected) {
         const connection = answer.connections.find((c) => c.id === connected);
         // An OAuth sign-in shows no webhook address: say where to get one.
-        const webhookHint = connection && answer.platforms[connection.platform as ConnectablePlatform]?.webhookUrl ? ' To verify new subscribers as they arrive, choose "New webhook URL" on its card and paste it into Mailchimp.' : '';
+        const webhookHint = connection && answer.platforms[connection.platform]?.webhookUrl ? ` To verify new contacts as they arrive, choose "New webhook URL" on its card and paste it into ${platformName(connection.platform)}.` : '';
         setNotice(`Connected ${connection?.label ?? connected}.${webhookHint}`);
       }
     } catch (caught) {
@@ -56,7 +54,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
     setOpenForm(undefined);
     setError(undefined);
     setNotice(`Connected ${answer.connection.label}.`);
-    if (answer.webhookUrl) setWebhook({ url: answer.webhookUrl, label: answer.connection.label });
+    if (answer.webhookUrl) setWebhook({ url: answer.webhookUrl, label: answer.connection.label, platform: answer.connection.platform });
     void load();
   };
 
@@ -69,7 +67,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
         setReports((current) => ({ ...current, [connection.id]: report }));
       } else if (action === 'webhook') {
         const { webhookUrl } = await renewWebhookUrl(connection.id);
-        setWebhook({ url: webhookUrl, label: connection.label });
+        setWebhook({ url: webhookUrl, label: connection.label, platform: connection.platform });
       } else if (action === 'sync') {
         const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
         navigate(runHref(run.id));
@@ -81,14 +79,15 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
     });
 
   const connections = data?.connections.filter(isPlatformConnection) ?? [];
-  const platforms = CONNECTABLE.filter((platform) => data?.platforms[platform]);
+  // The platforms that can be connected here, in the server's order (its registered modules).
+  const platforms = Object.keys(data?.platforms ?? {});
 
   return (
     <>
       <h1 tabIndex={-1}>Connections</h1>
       <ErrorAlert message={error} />
       <Notice message={notice} />
-      {webhook && <WebhookUrlOnce url={webhook.url} label={webhook.label} onDone={() => setWebhook(undefined)} />}
+      {webhook && <WebhookUrlOnce url={webhook.url} label={webhook.label} platform={webhook.platform} onDone={() => setWebhook(undefined)} />}
 
       {data && platforms.length > 0 && (
         <div class="actions">
@@ -112,7 +111,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       )}
 
       {!data && !error && <p class="muted">Loading connections…</p>}
-      {data && connections.length === 0 && <p>No connections yet: connect HubSpot or Mailchimp to verify their contacts.</p>}
+      {data && connections.length === 0 && <p>No connections yet: connect {platforms.map(platformName).join(' or ') || 'a platform'} to verify their contacts.</p>}
       <div class="cards">
         {connections.map((connection) => (
           <article key={connection.id} class="card" aria-label={connection.label}>
@@ -144,7 +143,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
               <button type="button" aria-busy={busy === `sync:${connection.id}` ? 'true' : undefined} onClick={() => void act(connection, 'sync')}>
                 Start sync
               </button>
-              {data?.platforms[connection.platform as ConnectablePlatform]?.webhookUrl && (
+              {data?.platforms[connection.platform]?.webhookUrl && (
                 <button
                   type="button"
                   class="secondary"

@@ -1,3 +1,5 @@
+import type { PlatformView } from './api-types';
+
 /** Numbers, sizes, times and durations as people read them, in the browser's language. */
 
 const numberFormat = new Intl.NumberFormat();
@@ -81,9 +83,15 @@ export function runDuration(run: { startedAt?: string; finishedAt?: string }, no
   return formatDuration(end - start);
 }
 
-const PLATFORM_NAMES: Record<string, string> = { hubspot: 'HubSpot', mailchimp: 'Mailchimp', file: 'File' };
+/** The registered platforms' labels, from GET /api/platforms (loaded once signed in): the dashboard names none itself. */
+const platformViews = new Map<string, PlatformView>();
 
-export const platformName = (platform: string) => PLATFORM_NAMES[platform] ?? platform;
+export function rememberPlatforms(platforms: readonly PlatformView[]): void {
+  for (const platform of platforms) platformViews.set(platform.id, platform);
+}
+
+export const platformName = (platform: string) => platformViews.get(platform)?.label ?? platform;
+export const platformCard = (platform: string) => platformViews.get(platform)?.card;
 
 /** A file run's scope is the server's path of the upload: show the file's name only. */
 export function scopeText(scope: string): string {

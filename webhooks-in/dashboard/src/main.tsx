@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorMessage, hasSession, setUnauthorizedHandler, signOut } from './api';
+import { errorMessage, hasSession, listPlatforms, setUnauthorizedHandler, signOut } from './api';
+import { rememberPlatforms } from './format';
 import { CheckPage } from './check-page';
 import { ConnectionsPage } from './connections-page';
 import { FilesPage } from './files-page';
@@ -62,6 +63,8 @@ function App() {
   const [startupError, setStartupError] = useState<string>();
   const [signedOutNotice, setSignedOutNotice] = useState<string>();
   const firstPage = useRef(true);
+  // The registered platforms' labels, loaded once signed in, before the pages that name platforms show.
+  const [platformsLoaded, setPlatformsLoaded] = useState(false);
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -89,7 +92,16 @@ function App() {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [key, auth]);
 
-  if (auth === 'checking') return <p class="loading">Loading…</p>;
+  useEffect(() => {
+    if (auth !== 'signed-in' || platformsLoaded) return;
+    listPlatforms().then(
+      (answer) => rememberPlatforms(answer.platforms),
+      // Without the list, platforms are named by their ids: still usable.
+      () => undefined,
+    ).finally(() => setPlatformsLoaded(true));
+  }, [auth, platformsLoaded]);
+
+  if (auth === 'checking' || (auth === 'signed-in' && !platformsLoaded)) return <p class="loading">Loading…</p>;
   if (auth === 'signed-out') {
     return (
       <SignInPage

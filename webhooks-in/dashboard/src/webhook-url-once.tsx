@@ -1,8 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
 import { copyText } from './copy-text';
+import { platformCard, platformName } from './format';
 
-/** Mailchimp's webhook address holds its secret: the hub hands it over once, right after connecting. */
-export function WebhookUrlOnce({ url, label, onDone }: { url: string; label: string; onDone: () => void }) {
+/** A webhook address holding its secret (Mailchimp's): the hub hands it over once, right after connecting. */
+export function WebhookUrlOnce({ url, label, platform, onDone }: { url: string; label: string; platform: string; onDone: () => void }) {
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>();
 
@@ -10,11 +11,12 @@ export function WebhookUrlOnce({ url, label, onDone }: { url: string; label: str
 
   return (
     <section class="webhook-once" aria-labelledby="webhook-once-heading">
-      <h2 id="webhook-once-heading">One more step in Mailchimp for {label}</h2>
+      <h2 id="webhook-once-heading">
+        One more step in {platformName(platform)} for {label}
+      </h2>
       <p>
-        In Mailchimp, add this address as a webhook of the audience (Audience → Settings → Webhooks) so new and changed subscribers are
-        verified as they arrive. It contains a secret: it is shown only this once (a new one can be made from the connection's card,
-        and then this one stops working).
+        {platformCard(platform)?.webhookHelp ?? `In ${platformName(platform)}, add this address as a webhook so new and changed contacts are verified as they arrive.`} It
+        contains a secret: it is shown only this once (a new one can be made from the connection's card, and then this one stops working).
       </p>
       <div class="copy-row">
         <label for="webhook-url">Webhook URL</label>

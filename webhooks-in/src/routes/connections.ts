@@ -5,7 +5,7 @@ import { disconnectConnection, type ConnectionOperations, type RunService, type 
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { connectionView, latestRunByConnection, platformInfo } from '../connection-view';
-import { PlatformRejectedError, type PlatformSetup, type PlatformSetups } from '../platform-setup';
+import { PlatformRejectedError, type PlatformEntry, type PlatformSetup, type PlatformSetups } from '../platform-setup';
 import type { OAuthStates } from '../oauth-states';
 
 export interface ConnectionRoutesOptions {
@@ -15,16 +15,27 @@ export interface ConnectionRoutesOptions {
   /** Recurring syncs: a deleted connection's schedules go with it. */
   schedules?: ScheduleService;
   platforms: PlatformSetups;
+  /** The registered platforms (their labels name them in messages). */
+  catalog: PlatformEntry[];
   states: OAuthStates;
   /** The hub's public base URL; without it the request's own origin. */
   publicUrl?: string;
   logger: Logger;
 }
 
-const PLATFORM_NAMES: Record<string, string> = { hubspot: 'HubSpot', mailchimp: 'Mailchimp' };
-const nameOf = (platform: string) => PLATFORM_NAMES[platform] ?? platform;
+/** A platform's label ("HubSpot") from the registered modules, else its id. */
+export function platformLabel(catalog: readonly PlatformEntry[], platform: string): string {
+  return catalog.find((entry) => entry.id === platform)?.label ?? platform;
+}
 
-const PlatformParams = z.object({ platform: z.enum(['hubspot', 'mailchimp'], 'must be hubspot or mailchimp') });
+/**
+ * A registered platform's id (in the catalog, or given a setup entry, even an empty one): an unknown one
+ * is refused naming those there are; a known one without a setup answers 404 NOT_CONFIGURED.
+ */
+function platformParams(options: Pick<ConnectionRoutesOptions, 'platforms' | 'catalog'>) {
+  const ids = [...new Set([...options.catalog.filter((entry) => entry.connectable).map((entry) => entry.id), ...Object.keys(options.platforms)])];
+  return z.object({ platform: z.string().refine((id) => ids.includes(id), `must be one of: ${ids.join(', ') || '(no platform is registered)'}`) });
+}
 const ConnectionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a connection id') });
 const OAuthStartQuery = z.strictObject({ listId: z.string().regex(/^[A-Za-z0-9]{1,100}$/, 'must be an audience id (letters and digits)').optional() });
 /** How many recent runs are read to find each connection's latest. */
@@ -52,13 +63,13 @@ function parseKeyBody(setup: PlatformSetup, body: unknown): Record<string, strin
  * fix (400 PLATFORM_REJECTED, never a 401 that the dashboard would read as its own session ending);
  * its other failures are 502. Connector messages carry no secret.
  */
-function platformFailure(error: unknown, platform: string, secretField?: string): unknown {
+function platformFailure(error: unknown, name: string, secretField?: string): unknown {
   if (error instanceof HttpError || error instanceof InputError || error instanceof PlatformRejectedError || error instanceof PlatformUnreachableError) return error;
   if (error instanceof EngineAuthError || (error instanceof VerifyHubError && (error.status === 401 || error.status === 403))) {
-    const message = secretField ? `${secretField}: ${nameOf(platform)} refused it` : `${nameOf(platform)} refused the stored credentials: connect it again`;
+    const message = secretField ? `${secretField}: ${name} refused it` : `${name} refused the stored credentials: connect it again`;
     return new HttpError(400, 'PLATFORM_REJECTED', message, secretField);
   }
-  if (error instanceof VerifyHubError) return new HttpError(502, 'PLATFORM_ERROR', `${nameOf(platform)}: ${error.message}`);
+  if (error instanceof VerifyHubError) return new HttpError(502, 'PLATFORM_ERROR', `${name}: ${error.message}`);
   return error;
 }
 
@@ -78,12 +89,14 @@ function redirectUriFor(req: Request, publicUrl: string | undefined, platform: s
  */
 export function connectionRoutes(options: ConnectionRoutesOptions): Router {
   const router = Router();
+  const nameOf = (platform: string) => platformLabel(options.catalog, platform);
+  const PlatformParams = platformParams(options);
   const store = (): ConnectionStore => {
     if (!options.connections) throw new HttpError(503, 'CONNECTIONS_DISABLED', 'platform connections need the connection store: set HUB_SECRET_KEY');
     return options.connections;
   };
   const setupOf = (platform: string): PlatformSetup => {
-    const setup = options.platforms[platform as keyof PlatformSetups];
+    const setup = Object.hasOwn(options.platforms, platform) ? options.platforms[platform] : undefined;
     if (!setup) throw new HttpError(404, 'NOT_CONFIGURED', `${nameOf(platform)} connections are not configured in this deployment`);
     return setup;
   };
@@ -112,7 +125,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     try {
       connected = await setup.connectWithKey(input);
     } catch (error) {
-      throw platformFailure(error, platform, secretField);
+      throw platformFailure(error, nameOf(platform), secretField);
     }
     await store().save(connected.record);
     const body: { connection: ReturnType<typeof connectionView>; webhookUrl?: string } = { connection: connectionView(connected.record, undefined) };
@@ -130,7 +143,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
   router.post('/connections/:id/webhook-url', async (req, res) => {
     const { id } = parseInput(ConnectionIdParams, req.params, 'params');
     const record = await existing(id);
-    const renew = options.platforms[record.platform as keyof PlatformSetups]?.renewWebhookUrl;
+    const renew = options.platforms[record.platform]?.renewWebhookUrl;
     if (!renew) throw new HttpError(404, 'NOT_SUPPORTED', `${nameOf(record.platform)} connections have no webhook address to paste in`);
     const renewed = renew(record);
     await store().save(renewed.record);
@@ -144,7 +157,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     try {
       res.json(await options.operations.ensureSchema(id));
     } catch (error) {
-      throw platformFailure(error, record.platform);
+      throw platformFailure(error, nameOf(record.platform));
     }
   });
 
@@ -173,7 +186,7 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
 
   router.get('/:platform/callback', async (req, res) => {
     const platform = String(req.params.platform);
-    const name = nameOf(platform);
+    const name = platformLabel(options.catalog, platform);
     const query = req.query as Record<string, unknown>;
     const state = typeof query.state === 'string' ? query.state : undefined;
     const code = typeof query.code === 'string' ? query.code : undefined;
@@ -181,7 +194,7 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
     const start = await options.states.take(state);
     if (!start || start.platform !== platform) return res.redirect(302, back({ error: `The ${name} sign-in link expired or was already used: start again` }));
     if (typeof query.error === 'string' || !code) return res.redirect(302, back({ error: `The ${name} sign-in was cancelled or refused: start again` }));
-    const oauth = options.platforms[platform as keyof PlatformSetups]?.oauth;
+    const oauth = Object.hasOwn(options.platforms, platform) ? options.platforms[platform]?.oauth : undefined;
     if (!oauth || !options.connections) return res.redirect(302, back({ error: `${name} sign-in is not configured` }));
     try {
       const record = await oauth.exchange(code, start.redirectUri, { listId: start.listId });

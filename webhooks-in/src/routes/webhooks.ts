@@ -1,7 +1,6 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { WebhookRejectedError, type ContactEvent, type Logger, type RawWebhookRequest } from '@verify-hub/core';
-import type { ReceiverRoute, WebhookReceiver } from '../deps';
+import { WebhookRejectedError, type ContactEvent, type Logger, type PlatformWebhook, type RawWebhookRequest, type ReceiverRoute } from '@verify-hub/core';
 import type { WebhookIngest } from '../webhook-ingest';
 import type { HubMetrics } from '../http-metrics';
 import { HttpError, sendError } from '../http-errors';
@@ -12,8 +11,11 @@ const ConnectionParams = z.object({ connection: z.string().regex(/^[A-Za-z0-9._-
 /** Platforms cap their payloads well below this (HubSpot: 100 events); anything larger is refused with 413. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
+const DEFAULT_PATHS: NonNullable<PlatformWebhook['paths']> = [{ path: '', methods: ['POST'] }];
+
 export interface WebhookRoutesOptions {
-  receivers: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver };
+  /** By platform id: each is mounted at /webhooks/<id><path> for its paths. */
+  receivers: Record<string, PlatformWebhook>;
   ingest: WebhookIngest;
   metrics: HubMetrics;
   logger: Logger;
@@ -36,8 +38,8 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
   const router = Router();
   const rawBody = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT });
 
-  const receive = (platform: 'hubspot' | 'mailchimp') => async (req: Request, res: express.Response) => {
-    const receiver = options.receivers[platform];
+  const receive = (platform: string) => async (req: Request, res: express.Response) => {
+    const receiver = Object.hasOwn(options.receivers, platform) ? options.receivers[platform]!.receiver : undefined;
     if (!receiver) throw new HttpError(404, 'NOT_FOUND', `no ${platform} webhook receiver is configured here`);
     const route: ReceiverRoute = {};
     if (req.params.connection !== undefined) route.connection = parseInput(ConnectionParams, { connection: req.params.connection }, 'params').connection;
@@ -74,8 +76,13 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
     next(error);
   };
 
-  router.post('/hubspot', rawBody, countOversize, receive('hubspot'));
-  router.get('/mailchimp/:connection/:secret', rawBody, countOversize, receive('mailchimp'));
-  router.post('/mailchimp/:connection/:secret', rawBody, countOversize, receive('mailchimp'));
+  for (const [platform, webhook] of Object.entries(options.receivers)) {
+    for (const { path, methods } of webhook.paths ?? DEFAULT_PATHS) {
+      for (const method of methods) {
+        const mount = method === 'GET' ? router.get.bind(router) : router.post.bind(router);
+        mount(`/${platform}${path}`, rawBody, countOversize, receive(platform));
+      }
+    }
+  }
   return router;
 }

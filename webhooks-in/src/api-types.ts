@@ -1,0 +1,69 @@
+import type { KeyField, PlatformCard } from '@verify-hub/core';
+
+/*
+ * The admin API's connection and platform answers: the one definition, used by the routes and
+ * imported by the dashboard with `import type` (esbuild erases it). It imports nothing but core's
+ * dependency-free wire types (core/src/platform-wire.ts), so it type-checks in the browser's tsconfig too.
+ */
+
+export type ConnectionAuth = 'oauth' | 'token' | 'api_key';
+export type ConnectionState = 'connected' | 'token_expiring' | 'failing';
+
+/** A stored connection as the dashboard shows it: what it is and how it is doing, never its credentials. */
+export interface ConnectionView {
+  id: string;
+  platform: string;
+  label: string;
+  createdAt: string;
+  auth: ConnectionAuth;
+  state: ConnectionState;
+  stateReason?: string;
+  /** When the access token expires (ISO), for tokens that do. */
+  expiresAt?: string;
+  /** Non-secret settings: portalId, listId, timeZone, rateTier ... */
+  details: Record<string, string>;
+}
+
+/** How a platform connects in this deployment. */
+export interface PlatformInfo {
+  oauth: boolean;
+  keyFields: KeyField[];
+  /** Whether the platform's connections have a webhook address the dashboard can hand out (again). */
+  webhookUrl: boolean;
+}
+
+/** A registered platform as the hub lists it. */
+export interface PlatformEntry {
+  id: string;
+  label: string;
+  /** False for sources that are not connections (uploads). */
+  connectable: boolean;
+  card?: PlatformCard;
+}
+
+/** A registered platform as the dashboard renders its card and forms (GET /api/platforms). */
+export interface PlatformView extends PlatformEntry {
+  /** How it connects here (key form, OAuth); absent when it cannot be connected in this deployment. */
+  connect?: PlatformInfo;
+  /** Whether its webhook receiver is mounted (at /webhooks/<id>). */
+  webhook: boolean;
+}
+
+/** GET /api/platforms */
+export interface PlatformsAnswer {
+  platforms: PlatformView[];
+}
+
+/** GET /api/connections: the platforms' key forms by id, for those that can be connected here. */
+export interface ConnectionsAnswer {
+  connections: ConnectionView[];
+  platforms: Record<string, PlatformInfo>;
+}
+
+/** POST /api/connections/:platform */
+export interface ConnectionSaved {
+  connection: ConnectionView;
+  /** A webhook address holding a secret (Mailchimp's): shown this once. */
+  webhookUrl?: string;
+}
+export type { KeyField, PlatformCard } from '@verify-hub/core';
