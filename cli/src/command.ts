@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 
 /**
- * Each file in `commands/` exports `register`, which adds its sub-command(s) to the program. main.ts
- * loads them all, so a package adds a command by adding a file, without editing a shared list.
+ * Each file in `commands/` exports `register`, which adds its sub-command(s) to the program; main.ts
+ * lists them (COMMANDS). A platform module adds its commands by describing them (core CliCommand).
  */
 export type RegisterCommand = (program: Command) => void;
 

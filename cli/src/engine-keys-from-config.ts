@@ -1,6 +1,6 @@
-import type { Config } from '@verify-hub/core';
-import { KeyStore, type KeyRecord } from '@verify-hub/engine';
-import type { EngineKeyAdmin, EngineKeysSetting, EngineKeyView } from '@verify-hub/webhooks-in';
+import { engineKeyView as keyView, type Config } from '@verify-hub/core';
+import { KeyStore } from '@verify-hub/engine';
+import type { EngineKeyAdmin, EngineKeysSetting } from '@verify-hub/webhooks-in';
 
 /** The Redis client the engine's key store runs on (the hub's own connection). */
 type Redis = ConstructorParameters<typeof KeyStore>[0];
@@ -40,8 +40,4 @@ export function keyAdmin(store: KeyStore, account: string): EngineKeyAdmin {
     },
     usage: () => store.accountUsage(account),
   };
-}
-
-function keyView(record: KeyRecord): EngineKeyView {
-  return { id: record.id, name: record.name, display: record.display, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt, revokedAt: record.revokedAt };
 }

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { createLogger, loadConfig, type Config, type Verifier } from '@verify-hub/core';
 import { SyncPipeline, parseRecheckDelays } from '@verify-hub/sync-jobs';
 import { engineFromConfig } from './engine-from-config';
-import './wiring';
+import { registerPlatformConnectors } from './platforms';
+
+registerPlatformConnectors();
 
 /**
  * The sync pipeline as the commands use it, from configuration: Redis at REDIS_URL under

@@ -1,15 +1,15 @@
 import { join } from 'node:path';
-import { SecretBox, createLogger, pricingFromConfig, type Config, type ConnectionStore, type Logger, type Verifier } from '@verify-hub/core';
-import { hubspotActionReceiver, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
-import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
+import { SecretBox, createLogger, pricingFromConfig, type ActionReceiver, type Config, type Logger, type Verifier } from '@verify-hub/core';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
-import { createHubApp, hubspotReceiver, mailchimpReceiver, startHubServer, type ActionReceiver, type HubAppDeps, type HubServer, type WebhookReceiver } from '@verify-hub/webhooks-in';
+import { createHubApp, startHubServer, type HubAppDeps, type HubServer } from '@verify-hub/webhooks-in';
 import { actionCompletionsFor } from './action-completions-wiring';
 import { engineFromConfig } from './engine-from-config';
 import { engineKeysFromConfig } from './engine-keys-from-config';
 import { pipelineFromConfig } from './pipeline-from-config';
-import { platformSetups } from './platform-setup';
+import { pipelineHost } from './pipeline-host';
+import { hubPlatforms, platformContext, registeredPlatforms, startPlatformTasks } from './platforms';
+import { webhookIngestQueueName } from './webhook-forwarding';
 
 export interface ServeOptions {
   port?: number;
@@ -28,16 +28,6 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-/** The Mailchimp receiver's per-connection secret: kept sealed with the connection's credentials. */
-function mailchimpSecrets(connections: ConnectionStore | undefined) {
-  return async (connectionId: string): Promise<string | undefined> => {
-    const connection = await connections?.get(connectionId);
-    if (!connection || connection.platform !== 'mailchimp') return undefined;
-    const secret = connection.credentials.webhookSecret ?? connection.settings?.webhookSecret;
-    return typeof secret === 'string' && secret ? secret : undefined;
-  };
-}
-
 /**
  * The hub service and (by default) the sync workers in one process, wired from configuration:
  * the pipeline on REDIS_URL, the connectors, the webhook receivers, the MCP endpoint at /mcp.
@@ -50,7 +40,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   // The same pipeline as `verify-hub worker` (prefix, connectors, engine, limits), so both share the queues.
   const { pipeline, verifier } = await pipelineFromConfig({ withEngine: options.workers !== false, config });
   // The dashboard's single-address check uses the workers' engine; an HTTP-only instance builds its own.
-  const singleCheckVerifier = verifier ?? httpOnlyVerifier(config, logger);
+  const checkEngine = verifier ?? httpOnlyVerifier(config, logger);
+  // Behind the engine limit every process shares, in the interactive lane: ahead of run chunks.
+  const singleCheckVerifier = checkEngine && pipeline.interactiveVerifier(checkEngine);
   const prefix = config.VERIFY_HUB_REDIS_PREFIX;
   const redis = createRedis(config.REDIS_URL);
   const connections = pipeline.connections;
@@ -60,17 +52,20 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   if (options.workers !== false) workers = pipeline.startWorkers();
   let workersRunning = workers !== undefined;
 
-  const webhooks: { hubspot?: WebhookReceiver; mailchimp?: WebhookReceiver } = {
-    mailchimp: mailchimpReceiver(parseMailchimpWebhook, mailchimpSecrets(connections)),
-  };
-  if (config.HUBSPOT_CLIENT_SECRET) webhooks.hubspot = hubspotReceiver(parseHubSpotWebhook, config.HUBSPOT_CLIENT_SECRET);
-  else logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
+  // The registered platform modules: connect forms, webhook receivers, their own routes, background tasks.
+  // Their routes' fresh checks use the workers' rate-limited engine (an HTTP-only hub: its own).
+  const services = pipelineHost(pipeline, workers?.verifier ?? singleCheckVerifier, logger);
+  const platforms = hubPlatforms({ config, pipeline, logger, services });
+  const platformTasks = workers ? await startPlatformTasks({ config, pipeline, logger, services }) : undefined;
 
   // Workflow actions (HubSpot's "Verify email address"): cached answers at once, the rest completed by a durable job.
   const actionCompletions = actionCompletionsFor(pipeline, redis, prefix, logger);
   if (workers) actionCompletions.start(workers.verifier);
   const actions: Record<string, ActionReceiver> = {};
-  if (config.HUBSPOT_CLIENT_SECRET) actions.hubspot = hubspotActionReceiver(config.HUBSPOT_CLIENT_SECRET, (call) => actionCompletions.answer(call));
+  for (const module of registeredPlatforms()) {
+    const receiver = module.workflowAction?.receiver(platformContext(module, { config, pipeline, logger }), (call) => actionCompletions.answer(call));
+    if (receiver) actions[module.id] = receiver;
+  }
 
   // The dashboard's API keys page: the engine's key store when it shares this Redis, else where keys live.
   const engineKeys = await engineKeysFromConfig(config, redis);
@@ -80,7 +75,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     runs: pipeline,
     redis,
     adminToken: config.HUB_ADMIN_TOKEN,
-    webhooks,
+    ...platforms,
     actions,
     metricsRegistry,
     queues: [...Object.values(pipeline.queues), actionCompletions.queue],
@@ -91,10 +86,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     connections,
     // The dashboard: recurring syncs, estimates and field setup through the pipeline's connectors, and
     // the platforms' connection forms and OAuth sign-in (the same functions as the connect commands).
-    schedules: pipeline,
+    schedules: pipeline.schedules,
     operations: pipeline,
     pricing: pricingFromConfig(config),
-    platforms: platformSetups(config),
     verifier: singleCheckVerifier,
     engineKeys,
     publicUrl: config.HUB_PUBLIC_URL,
@@ -103,7 +97,8 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     keyPrefix: `${prefix}:hub:`,
     // BullMQ queue names may not hold ':'.
     delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
-    ingest: { queueName: `${prefix.replace(/:/g, '-')}-webhook-ingest` },
+    // With --no-workers the worker processes forward accepted webhook events, off this event loop.
+    ingest: { queueName: webhookIngestQueueName(prefix), worker: options.workers !== false },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
     // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
@@ -117,6 +112,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     closeAfter: [
       async () => {
         workersRunning = false;
+        await platformTasks?.stop();
         await workers?.close();
         await actionCompletions.close();
       },
@@ -133,7 +129,7 @@ function httpOnlyVerifier(config: Config, logger: Logger): Verifier | undefined 
   try {
     return engineFromConfig(config).verifier;
   } catch (error) {
-    logger.warn({ err: (error as Error).message }, 'single-address checks are off: the engine is not configured');
+    logger.warn({ err: error }, 'single-address checks are off: the engine is not configured');
     return undefined;
   }
 }

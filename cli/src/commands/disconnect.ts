@@ -28,7 +28,7 @@ async function disconnect(id: string, options: { json?: boolean }): Promise<numb
     const connections = pipeline.connections;
     if (!connections) throw new InputError('HUB_SECRET_KEY', 'is needed to read stored connections');
     if (!(await connections.get(id))) throw new InputError('connection-id', `no stored connection "${id}"`);
-    const outcome = await disconnectConnection(id, { connections, runs: pipeline, schedules: pipeline, operations: pipeline, logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }) });
+    const outcome = await disconnectConnection(id, { connections, runs: pipeline, schedules: pipeline.schedules, operations: pipeline, logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }) });
     console.log(options.json ? JSON.stringify(outcome, null, 2) : outcome.summary);
     return EXIT.ok;
   } finally {

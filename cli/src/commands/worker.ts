@@ -9,7 +9,8 @@ export function register(program: Command): void {
     .description(
       [
         'Run the sync workers in this process: page sources, verify chunks, write back, re-check unknowns',
-        'and handle webhook events. Start as many as you like, on any machine sharing REDIS_URL: they share',
+        'and handle webhook events (forwarding those a `serve --no-workers` hub accepted, off its event loop).',
+        'Start as many as you like, on any machine sharing REDIS_URL: they share',
         'the engine rate limit (VERIFY_HUB_ENGINE_RATE per second) and the platforms\' limits through Redis.',
         'SIGINT or SIGTERM stops taking jobs and lets the active ones finish; a second signal exits at once',
         '(unfinished jobs are then picked up again by another worker).',
@@ -38,8 +39,17 @@ async function worker(options: WorkerOptions): Promise<number> {
   const workers = pipeline.startWorkers();
   // Blocked workflow actions complete here too: with an HTTP-only hub, a worker is the only process running jobs.
   const { actionCompletionsFor } = await import('../action-completions-wiring');
-  const actionCompletions = actionCompletionsFor(pipeline, pipeline.redis, config.VERIFY_HUB_REDIS_PREFIX, createLogger({ name: 'worker', level: config.LOG_LEVEL }));
+  const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+  const actionCompletions = actionCompletionsFor(pipeline, pipeline.redis, config.VERIFY_HUB_REDIS_PREFIX, logger);
   actionCompletions.start(workers.verifier);
+  // The platform modules' background readers and pollers, as `serve` with workers runs them.
+  const { startPlatformTasks } = await import('../platforms');
+  const { pipelineHost } = await import('../pipeline-host');
+  const platformTasks = await startPlatformTasks({ config, pipeline, logger, services: pipelineHost(pipeline, workers.verifier, logger) });
+  // Webhook events a hub accepted (and stored) are handed to the pipeline here, off the hub's HTTP event loop.
+  const { startWebhookForwarder } = await import('@verify-hub/webhooks-in');
+  const { webhookIngestQueueName } = await import('../webhook-forwarding');
+  const webhookForwarder = startWebhookForwarder(pipeline.redis, pipeline, webhookIngestQueueName(config.VERIFY_HUB_REDIS_PREFIX), logger);
   let running = true;
   const healthPort = options.healthPort ?? config.VERIFY_HUB_WORKER_HEALTH_PORT;
   // Readiness as the hub's: Redis answers and the workers run; it fails as soon as stopping starts.
@@ -59,9 +69,11 @@ async function worker(options: WorkerOptions): Promise<number> {
       stopping = true;
       running = false;
       console.error(`verify-hub: ${signal}: finishing the active jobs, then stopping`);
-      void workers
-        .close()
+      void platformTasks
+        .stop()
+        .then(() => workers.close())
         .then(() => actionCompletions.close())
+        .then(() => webhookForwarder.close())
         .then(() => health?.close())
         .then(() => pipeline.close())
         .then(resolve);
