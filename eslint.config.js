@@ -1,8 +1,10 @@
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
+const { importRules } = require('./eslint.import-rules');
 
 module.exports = tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'test-output/**'] },
+  // test/lint-fixtures: deliberately wrong imports, linted by test/lint/import-rules.test.ts under the paths they stand for.
+  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'test-output/**', 'test/lint-fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,4 +19,5 @@ module.exports = tseslint.config(
     files: ['**/*.tsx', 'webhooks-in/dashboard/**/*.ts'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', history: 'readonly', fetch: 'readonly' } },
   },
+  ...importRules,
 );

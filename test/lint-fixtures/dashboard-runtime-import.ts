@@ -1,0 +1,4 @@
+// lint as: webhooks-in/dashboard/src/fixture.tsx
+// expect: with `import type` only
+import { runView } from '../../src/run-view';
+export const x = runView;

@@ -1,0 +1,4 @@
+// lint as: webhooks-in/dashboard/src/fixture.tsx
+// expect: with `import type` only
+import { RISKS } from '@verify-hub/core';
+export const x = RISKS;
