@@ -553,15 +553,10 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
 
     const connectionSelect = page.getByLabel('Connection');
     // The connection made in the HubSpot scenario (its id or label names the platform or the portal).
-    const options = connectionSelect.locator('option');
-    const readOptions = async () => {
-      const found: { value: string; text: string }[] = [];
-      for (let i = 0; i < (await options.count()); i++) {
-        found.push({ value: (await options.nth(i).getAttribute('value')) ?? '', text: ((await options.nth(i).textContent()) ?? '').trim() });
-      }
-      return found;
-    };
-    const isHubSpot = (o: { value: string; text: string }) => /hubspot|4242/i.test(`${o.value} ${o.text}`);
+    // Value and text read together in the page: read one by one, a re-render between the two reads could
+    // pair the "No connections yet" option's empty value with a connection's text.
+    const readOptions = () => connectionSelect.locator('option').evaluateAll((found) => found.map((o) => ({ value: (o as unknown as { value: string }).value, text: (o.textContent ?? '').trim() })));
+    const isHubSpot = (o: { value: string; text: string }) => o.value !== '' && /hubspot|4242/i.test(`${o.value} ${o.text}`);
     const connectionId = (await until(readOptions, (found) => found.some(isHubSpot))).find(isHubSpot)!.value;
     await connectionSelect.selectOption(connectionId!);
     expect(await page.getByLabel('Scope').inputValue()).toBe('all');

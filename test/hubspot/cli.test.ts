@@ -1,7 +1,11 @@
 import { Command } from 'commander';
 import { SecretBox } from '@verify-hub/core';
 import { Keys, RedisConnectionStore, createRedis } from '@verify-hub/sync-jobs';
-import { register } from '../../cli/src/commands/hubspot';
+import { hubspotPlatform } from '@verify-hub/connector-hubspot';
+import { registerPlatformCommands } from '../../cli/src/platform-commands';
+
+/** The platform module's commands, as `verify-hub` adds them. */
+const register = (program: Command) => registerPlatformCommands(program, hubspotPlatform);
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 
 const fake = new FakeHubSpot();

@@ -10,7 +10,11 @@ import { actionOutputs, hubspotActionReceiver, verifyActionDefinition } from '@v
 import { ActionCompletions, Keys, RedisVerificationCache, createRedis, type Redis } from '@verify-hub/sync-jobs';
 import { errorHandler } from '@verify-hub/webhooks-in';
 import { actionRoutes } from '../../webhooks-in/src/routes/actions';
-import { register } from '../../cli/src/commands/hubspot';
+import { hubspotPlatform } from '@verify-hub/connector-hubspot';
+import { registerPlatformCommands } from '../../cli/src/platform-commands';
+
+/** The platform module's commands, as `verify-hub` adds them. */
+const register = (program: Command) => registerPlatformCommands(program, hubspotPlatform);
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeEngine } from '../fakes/engine';
 import { until } from '../setup/until';

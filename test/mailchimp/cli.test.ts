@@ -1,6 +1,10 @@
 import { Command } from 'commander';
 import { register as registerDisconnect } from '../../cli/src/commands/disconnect';
-import { register } from '../../cli/src/commands/mailchimp';
+import { mailchimpPlatform } from '@verify-hub/connector-mailchimp';
+import { registerPlatformCommands } from '../../cli/src/platform-commands';
+
+/** The platform module's commands, as `verify-hub` adds them. */
+const register = (program: Command) => registerPlatformCommands(program, mailchimpPlatform);
 import { FakeMailchimp } from '../fakes/mailchimp';
 
 const KEY = `${'9'.repeat(32)}-us4`;

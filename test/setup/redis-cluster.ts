@@ -18,10 +18,10 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** A loopback port whose cluster bus port (port + 10000) is free too. */
-async function clusterPort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 30000);
+/** A loopback port whose cluster bus port (port + 10000) is free too: from `first` up when given (a bench's own ports), else at random. */
+async function clusterPort(taken: Set<number>, first?: number): Promise<number> {
+  for (let next = first ?? 0; ; next++) {
+    const port = first === undefined ? 20000 + Math.floor(Math.random() * 30000) : next;
     if (!taken.has(port) && (await portFree(port)) && (await portFree(port + 10000))) return port;
   }
 }
@@ -42,13 +42,13 @@ export interface LocalCluster {
   stop(): void;
 }
 
-/** A Redis Cluster of `masters` masters with `replicas` replicas each, on loopback ports, in a temp dir. */
-export async function startRedisCluster(masters = 3, replicas = 1): Promise<LocalCluster> {
+/** A Redis Cluster of `masters` masters with `replicas` replicas each, on loopback ports (from `firstPort` up when given), in a temp dir. */
+export async function startRedisCluster(masters = 3, replicas = 1, firstPort?: number): Promise<LocalCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'vh-redis-cluster-'));
   const taken = new Set<number>();
   const ports: number[] = [];
   for (let i = 0; i < masters * (1 + replicas); i++) {
-    const port = await clusterPort(taken);
+    const port = await clusterPort(taken, firstPort);
     taken.add(port);
     ports.push(port);
   }

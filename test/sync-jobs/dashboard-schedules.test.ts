@@ -71,76 +71,76 @@ describe('schedules', () => {
   });
 
   it('are created, listed with their description and next run, paused, resumed and removed', async () => {
-    const created = await pipeline.saveSchedule({ cron: '0 3 * * 1', timezone: 'Europe/Paris', request: { platform: 'fake', connectionId: 'fake-1', scope: 'all', options: { maxCredits: 100 } } });
+    const created = await pipeline.schedules.saveSchedule({ cron: '0 3 * * 1', timezone: 'Europe/Paris', request: { platform: 'fake', connectionId: 'fake-1', scope: 'all', options: { maxCredits: 100 } } });
     expect(created.id).toMatch(/^fake-[a-z0-9]+$/);
     expect(created).toMatchObject({ cron: '0 3 * * 1', timezone: 'Europe/Paris', paused: false, description: 'Every Monday at 03:00', request: { platform: 'fake', connectionId: 'fake-1', scope: 'all', options: { maxCredits: 100 } } });
     expect(inZone(new Date(created.next!).toISOString(), 'Europe/Paris')).toBe('Mon 03:00');
-    const nightly = await pipeline.saveSchedule({ id: 'nightly', cron: '0 2 * * *', request });
+    const nightly = await pipeline.schedules.saveSchedule({ id: 'nightly', cron: '0 2 * * *', request });
     expect(nightly).toMatchObject({ id: 'nightly', timezone: 'UTC', description: 'Every day at 02:00' });
 
-    const listed = await pipeline.listSchedules();
+    const listed = await pipeline.schedules.listSchedules();
     expect(listed.map((s) => s.id)).toEqual([created.id, 'nightly'].sort());
     expect(listed.find((s) => s.id === created.id)).toEqual(created);
 
-    const paused = await pipeline.pauseSchedule(created.id);
+    const paused = await pipeline.schedules.pauseSchedule(created.id);
     expect(paused).toMatchObject({ id: created.id, paused: true, description: 'Every Monday at 03:00' });
     expect(paused.next).toBeUndefined();
     expect(await pipeline.queues.runs.getJobScheduler(created.id)).toBeUndefined(); // the BullMQ scheduler is gone
-    expect((await pipeline.listSchedules()).find((s) => s.id === created.id)).toEqual(paused); // the definition is kept
+    expect((await pipeline.schedules.listSchedules()).find((s) => s.id === created.id)).toEqual(paused); // the definition is kept
 
     // Saving a paused schedule changes it and keeps it paused.
-    expect(await pipeline.saveSchedule({ id: created.id, cron: '0 4 * * 1', timezone: 'Europe/Paris', request: created.request })).toMatchObject({ paused: true, cron: '0 4 * * 1' });
+    expect(await pipeline.schedules.saveSchedule({ id: created.id, cron: '0 4 * * 1', timezone: 'Europe/Paris', request: created.request })).toMatchObject({ paused: true, cron: '0 4 * * 1' });
     expect(await pipeline.queues.runs.getJobScheduler(created.id)).toBeUndefined();
 
-    const resumed = await pipeline.resumeSchedule(created.id);
+    const resumed = await pipeline.schedules.resumeSchedule(created.id);
     expect(resumed).toMatchObject({ paused: false, cron: '0 4 * * 1' });
     expect(inZone(new Date(resumed.next!).toISOString(), 'Europe/Paris')).toBe('Mon 04:00');
     expect(await pipeline.queues.runs.getJobScheduler(created.id)).toMatchObject({ key: created.id, pattern: '0 4 * * 1', tz: 'Europe/Paris' });
 
-    expect(await pipeline.removeSchedule(created.id)).toBe(true);
-    expect(await pipeline.removeSchedule(created.id)).toBe(false);
+    expect(await pipeline.schedules.removeSchedule(created.id)).toBe(true);
+    expect(await pipeline.schedules.removeSchedule(created.id)).toBe(false);
     expect(await pipeline.queues.runs.getJobScheduler(created.id)).toBeUndefined();
-    expect((await pipeline.listSchedules()).map((s) => s.id)).toEqual(['nightly']);
-    expect(await refusal(pipeline.pauseSchedule(created.id))).toMatchObject({ field: 'id' });
-    expect(await refusal(pipeline.resumeSchedule('nope'))).toMatchObject({ field: 'id' });
+    expect((await pipeline.schedules.listSchedules()).map((s) => s.id)).toEqual(['nightly']);
+    expect(await refusal(pipeline.schedules.pauseSchedule(created.id))).toMatchObject({ field: 'id' });
+    expect(await refusal(pipeline.schedules.resumeSchedule('nope'))).toMatchObject({ field: 'id' });
   });
 
   it('refuse bad input naming the field', async () => {
-    expect(await refusal(pipeline.saveSchedule({ cron: 'every night', request }))).toMatchObject({ field: 'cron', message: expect.stringMatching(/it has 2 fields/) });
-    expect(await refusal(pipeline.saveSchedule({ cron: '0 3 * * *', timezone: 'Nowhere/Town', request }))).toMatchObject({ field: 'timezone' });
-    expect(await refusal(pipeline.saveSchedule({ cron: '0 3 * * *', request: { platform: 'nope', scope: 'all' } }))).toMatchObject({ field: 'platform' });
-    expect(await refusal(pipeline.saveSchedule({ cron: '0 3 * * *', request: { platform: 'fake', connectionId: 'missing', scope: 'all' } }))).toMatchObject({ field: 'connectionId' });
-    expect(await refusal(pipeline.saveSchedule({ cron: '0 3 * * *', request: { platform: 'fake', scope: ' ' } }))).toMatchObject({ field: 'scope' });
-    expect(await refusal(pipeline.saveSchedule({ id: 'no:colons', cron: '0 3 * * *', request }))).toMatchObject({ field: 'id' });
-    expect(await refusal(pipeline.saveSchedule({ cron: '0 3 * * *', request: { ...request, options: { maxCredits: -1 } } }))).toMatchObject({ field: 'options.maxCredits' });
-    expect(await pipeline.listSchedules()).toEqual([]);
+    expect(await refusal(pipeline.schedules.saveSchedule({ cron: 'every night', request }))).toMatchObject({ field: 'cron', message: expect.stringMatching(/it has 2 fields/) });
+    expect(await refusal(pipeline.schedules.saveSchedule({ cron: '0 3 * * *', timezone: 'Nowhere/Town', request }))).toMatchObject({ field: 'timezone' });
+    expect(await refusal(pipeline.schedules.saveSchedule({ cron: '0 3 * * *', request: { platform: 'nope', scope: 'all' } }))).toMatchObject({ field: 'platform' });
+    expect(await refusal(pipeline.schedules.saveSchedule({ cron: '0 3 * * *', request: { platform: 'fake', connectionId: 'missing', scope: 'all' } }))).toMatchObject({ field: 'connectionId' });
+    expect(await refusal(pipeline.schedules.saveSchedule({ cron: '0 3 * * *', request: { platform: 'fake', scope: ' ' } }))).toMatchObject({ field: 'scope' });
+    expect(await refusal(pipeline.schedules.saveSchedule({ id: 'no:colons', cron: '0 3 * * *', request }))).toMatchObject({ field: 'id' });
+    expect(await refusal(pipeline.schedules.saveSchedule({ cron: '0 3 * * *', request: { ...request, options: { maxCredits: -1 } } }))).toMatchObject({ field: 'options.maxCredits' });
+    expect(await pipeline.schedules.listSchedules()).toEqual([]);
     expect(await pipeline.queues.runs.getJobSchedulers()).toEqual([]);
   });
 
   it('list a job scheduler made without a definition, and adopt it when paused', async () => {
     await pipeline.queues.runs.upsertJobScheduler('older', { pattern: '0 5 * * *', tz: 'UTC' }, { name: 'scheduled', data: request });
-    expect(await pipeline.listSchedules()).toEqual([expect.objectContaining({ id: 'older', cron: '0 5 * * *', paused: false, description: 'Every day at 05:00', request, next: expect.any(Number) })]);
-    expect(await pipeline.pauseSchedule('older')).toMatchObject({ id: 'older', paused: true });
+    expect(await pipeline.schedules.listSchedules()).toEqual([expect.objectContaining({ id: 'older', cron: '0 5 * * *', paused: false, description: 'Every day at 05:00', request, next: expect.any(Number) })]);
+    expect(await pipeline.schedules.pauseSchedule('older')).toMatchObject({ id: 'older', paused: true });
     expect(await pipeline.queues.runs.getJobScheduler('older')).toBeUndefined();
-    expect(await pipeline.resumeSchedule('older')).toMatchObject({ id: 'older', paused: false, next: expect.any(Number) });
+    expect(await pipeline.schedules.resumeSchedule('older')).toMatchObject({ id: 'older', paused: false, next: expect.any(Number) });
   });
 
   it('start runs when they fire, none while paused, none once removed', async () => {
     const workers = pipeline.startWorkers({ verifier: new InProcessFakeVerifier() });
     const runCount = async () => (await pipeline.list({ limit: 1_000 })).length;
     try {
-      const s = await pipeline.saveSchedule({ id: 'every-second', cron: '* * * * * *', request: { platform: 'fake', connectionId: 'fake-1', scope: 'all' } });
+      const s = await pipeline.schedules.saveSchedule({ id: 'every-second', cron: '* * * * * *', request: { platform: 'fake', connectionId: 'fake-1', scope: 'all' } });
       await waitFor(async () => (await pipeline.list()).some((r) => r.status === 'completed'), 15_000);
       const first = (await pipeline.list()).find((r) => r.status === 'completed')!;
       expect(first).toMatchObject({ platform: 'fake', connectionId: 'fake-1', scope: 'all', counters: { pulled: 5, written: 5 } });
 
-      await pipeline.pauseSchedule(s.id);
+      await pipeline.schedules.pauseSchedule(s.id);
       await sleep(1_500); // a firing already taken may still start
       const whilePaused = await runCount();
       await sleep(2_000);
       expect(await runCount()).toBe(whilePaused);
 
-      await pipeline.resumeSchedule(s.id);
+      await pipeline.schedules.resumeSchedule(s.id);
       await waitFor(async () => (await runCount()) > whilePaused, 15_000);
 
       // A firing that finds its schedule paused (a pause racing it) starts nothing, even with the scheduler still there.
@@ -152,22 +152,14 @@ describe('schedules', () => {
       expect(await runCount()).toBe(racing);
       expect(await pipeline.queues.runs.getJobScheduler(s.id)).toBeDefined();
 
-      expect(await pipeline.removeSchedule(s.id)).toBe(true);
+      expect(await pipeline.schedules.removeSchedule(s.id)).toBe(true);
       await sleep(1_500);
       const afterRemoval = await runCount();
       await sleep(2_000);
       expect(await runCount()).toBe(afterRemoval);
-      expect(await pipeline.listSchedules()).toEqual([]);
+      expect(await pipeline.schedules.listSchedules()).toEqual([]);
     } finally {
       await workers.close();
     }
   }, 50_000);
-
-  it('keep the old schedule() and unschedule() working over the same store', async () => {
-    const s = await pipeline.schedule('legacy', '0 3 * * *', request, 'UTC');
-    expect(s).toMatchObject({ id: 'legacy', cron: '0 3 * * *', paused: false, description: 'Every day at 03:00' });
-    expect((await pipeline.listSchedules()).map((x) => x.id)).toEqual(['legacy']);
-    expect(await pipeline.unschedule('legacy')).toBe(true);
-    expect(await pipeline.listSchedules()).toEqual([]);
-  });
 });

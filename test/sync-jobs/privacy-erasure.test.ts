@@ -1,29 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@verify-hub/core';
-import type { Redis } from 'ioredis';
+import { everythingMatching } from '../setup/redis-contents';
 import type { ReportRow, SyncPipeline } from '@verify-hub/sync-jobs';
 import { setup, waitFor, waitForStatus } from './helpers';
-
-/** Every key name and stored value under `prefix`, as text, so a test can search it all. */
-async function everythingUnder(redis: Redis, prefix: string): Promise<string[]> {
-  const texts: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      texts.push(key);
-      const type = await redis.type(key);
-      if (type === 'string') texts.push((await redis.get(key)) ?? '');
-      else if (type === 'list') texts.push(...(await redis.lrange(key, 0, -1)));
-      else if (type === 'hash') texts.push(...Object.entries(await redis.hgetall(key)).flat());
-      else if (type === 'set') texts.push(...(await redis.smembers(key)));
-      else if (type === 'zset') texts.push(...(await redis.zrange(key, '0', '-1')));
-      else if (type === 'stream') texts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
-    }
-  } while (cursor !== '0');
-  return texts;
-}
 
 async function reportOf(pipeline: SyncPipeline, runId: string): Promise<ReportRow[]> {
   const rows: ReportRow[] = [];
@@ -50,7 +29,7 @@ describe('a privacy deletion erases the contact from everything the hub keeps', 
       expect(queued.queued).toBe(true);
       const before = { breakdown: await t.pipeline.breakdown(run.id), rows: (await reportOf(t.pipeline, run.id)).length, run: (await t.pipeline.get(run.id))!.counters };
       const holds = (texts: string[], address: string, id: string) => texts.filter((text) => text.toLowerCase().includes(address) || text.includes(`"id":"${id}"`) || text.includes(`"contactId":"${id}"`));
-      const everything = await everythingUnder(t.pipeline.redis, t.pipeline.keys.prefix);
+      const everything = await everythingMatching(t.pipeline.redis, `${t.pipeline.keys.prefix}:*`);
       expect(holds(everything, unknownAddress, 'c9').length).toBeGreaterThan(0);
       expect(holds(everything, safeAddress, 'c0').length).toBeGreaterThan(0);
 
@@ -61,7 +40,7 @@ describe('a privacy deletion erases the contact from everything the hub keeps', 
       const byAddress = await t.pipeline.enqueueEvent({ platform: 'fake', kind: 'privacy_deletion', connectionId: 'conn1', accountId: 'a', contactId: 'hash-of-c0', email: safeAddress.toUpperCase(), occurredAt: Date.now(), dedupeKey: 'k3' });
       expect(byAddress.erased).toMatchObject({ cacheEntries: 1, reportRows: 1, purchases: 1, eventJobs: 1 });
 
-      const after = await everythingUnder(t.pipeline.redis, t.pipeline.keys.prefix);
+      const after = await everythingMatching(t.pipeline.redis, `${t.pipeline.keys.prefix}:*`);
       expect(holds(after, unknownAddress, 'c9')).toEqual([]);
       expect(holds(after, safeAddress, 'c0')).toEqual([]);
       // Totals unchanged: the rows are tombstones.

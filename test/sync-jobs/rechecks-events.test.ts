@@ -114,12 +114,12 @@ describe('recurring runs', () => {
   it('are BullMQ job schedulers; a bad cron pattern is refused naming the field', async () => {
     const t = await setup({ size: 1 });
     try {
-      const s = await t.pipeline.schedule('nightly', '0 3 * * *', { platform: 'fake', scope: 'all' }, 'UTC');
+      const s = await t.pipeline.schedules.saveSchedule({ id: 'nightly', cron: '0 3 * * *', timezone: 'UTC', request: { platform: 'fake', scope: 'all' } });
       expect(s).toMatchObject({ id: 'nightly', cron: '0 3 * * *', request: { platform: 'fake', scope: 'all' } });
       expect(s.next).toBeGreaterThan(Date.now());
-      await expect(t.pipeline.schedule('bad', 'every night', { platform: 'fake', scope: 'all' })).rejects.toThrow(/cron: it has 2 fields; a pattern has 5/);
-      expect(await t.pipeline.unschedule('nightly')).toBe(true);
-      expect(await t.pipeline.listSchedules()).toEqual([]);
+      await expect(t.pipeline.schedules.saveSchedule({ id: 'bad', cron: 'every night', request: { platform: 'fake', scope: 'all' } })).rejects.toThrow(/cron: it has 2 fields; a pattern has 5/);
+      expect(await t.pipeline.schedules.removeSchedule('nightly')).toBe(true);
+      expect(await t.pipeline.schedules.listSchedules()).toEqual([]);
     } finally {
       await t.done();
     }

@@ -2,8 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { SecretBox } from '@verify-hub/core';
-import { verifyHookSignature } from '@verify-hub/webhooks-in';
+import { SecretBox, verifyHookSignature } from '@verify-hub/core';
 import { createHarness, bearer, type Harness } from './harness';
 import { until } from '../setup/until';
 

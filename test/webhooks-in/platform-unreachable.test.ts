@@ -3,7 +3,7 @@ import request from 'supertest';
 import { PlatformUnreachableError, createLocalLimiter, loadConfig, networkFailure, type ConnectionRecord } from '@verify-hub/core';
 import { HubSpotConnector, HubSpotUnreachableError } from '@verify-hub/connector-hubspot';
 import { MailchimpConnector, MailchimpUnavailableError, MailchimpUnreachableError } from '@verify-hub/connector-mailchimp';
-import { platformSetups } from '../../cli/src/platform-setup';
+import { platformCatalog, platformSetups } from '../../cli/src/platforms';
 import { cli } from '../cli/run-cli';
 import { FakeOperations } from './dashboard-fakes';
 import { MemoryConnectionStore } from './file-cleaning';
@@ -84,7 +84,7 @@ describe('a platform that cannot be reached', () => {
     beforeAll(async () => {
       connections = new MemoryConnectionStore();
       operations = new FakeOperations(connections);
-      h = await createHarness({ connections, operations, platforms: platformSetups(loadConfig({ HUBSPOT_API_BASE: closedBase })) });
+      h = await createHarness({ catalog: platformCatalog(), connections, operations, platforms: platformSetups(loadConfig({ HUBSPOT_API_BASE: closedBase })) });
     });
     afterAll(async () => {
       await h.close();

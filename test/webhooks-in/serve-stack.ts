@@ -72,7 +72,7 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 export async function purgeServeRedis(prefix: string, redisUrl = process.env.REDIS_URL): Promise<void> {
   const cleanup = new SyncPipeline({ redisUrl, prefix, logger: createLogger({ level: 'silent' }) });
   try {
-    for (const schedule of await cleanup.listSchedules()) await cleanup.removeSchedule(schedule.id);
+    for (const schedule of await cleanup.schedules.listSchedules()) await cleanup.schedules.removeSchedule(schedule.id);
     await cleanup.purge();
     for (const name of [`${prefix}-webhook-ingest`, `${prefix}-hook-deliveries`]) {
       const queue = new Queue(name, { connection: cleanup.redis });

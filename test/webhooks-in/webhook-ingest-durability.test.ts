@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
-import { createHubApp, hubspotReceiver } from '@verify-hub/webhooks-in';
+import { hubspotReceiver } from '@verify-hub/connector-hubspot';
+import { createHubApp } from '@verify-hub/webhooks-in';
 import { createHarness, drained, silentLogger, type Harness } from './harness';
 import { FakeRunService } from './fake-run-service';
 
@@ -18,7 +18,7 @@ function signedDelivery(objectIds: number[]) {
 
 describe('webhook ingest durability', () => {
   const queueName = `test-hub-ingest-${randomUUID()}`;
-  const webhooks = { hubspot: hubspotReceiver(parseHubSpotWebhook, APP_SECRET) };
+  const webhooks = { hubspot: { receiver: hubspotReceiver(APP_SECRET) } };
   let next: Harness;
   beforeAll(async () => {
     // The instance that takes over; it owns the queue's cleanup.

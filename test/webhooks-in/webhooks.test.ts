@@ -1,13 +1,29 @@
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
-import { parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
-import { parseWebhook as parseMailchimpWebhook } from '@verify-hub/connector-mailchimp';
-import { hubspotReceiver, mailchimpReceiver } from '@verify-hub/webhooks-in';
+import { hubspotPlatform } from '@verify-hub/connector-hubspot';
+import { mailchimpPlatform } from '@verify-hub/connector-mailchimp';
+import { createLogger, loadConfig, type PlatformContext } from '@verify-hub/core';
 import { createHarness, drained, until, type Harness } from './harness';
 
 const APP_SECRET = 'hubspot-app-client-secret';
 const PUBLIC_URL = 'https://hub.example.com';
 const MC_SECRET = 'mc-url-secret-abcdefghijklmnop';
+
+/** What a platform module is built from: the stored connections hold Mailchimp's per-connection secret. */
+function moduleContext(env: Record<string, string>): PlatformContext {
+  const mailchimpConnection = { id: 'mailchimp-us1-42', platform: 'mailchimp', label: 'x', createdAt: '', credentials: { webhookSecret: MC_SECRET } };
+  return {
+    config: loadConfig(env),
+    logger: createLogger({ level: 'silent' }),
+    openConnector: () => Promise.reject(new Error('not used')),
+    connections: {
+      get: async (id) => (id === mailchimpConnection.id ? mailchimpConnection : undefined),
+      save: async () => undefined,
+      list: async () => [mailchimpConnection],
+      delete: async () => false,
+    },
+  };
+}
 
 /** Signs a delivery the way HubSpot does (v3): base64 HMAC-SHA256 of method + URI + body + timestamp. */
 function hubspotHeaders(body: string, options: { secret?: string; timestamp?: number; uri?: string } = {}) {
@@ -28,9 +44,10 @@ describe('webhook receivers', () => {
   beforeAll(async () => {
     h = await createHarness({
       publicUrl: PUBLIC_URL,
+      // The receivers as the platform modules build them (what `verify-hub serve` mounts).
       webhooks: {
-        hubspot: hubspotReceiver(parseHubSpotWebhook, APP_SECRET),
-        mailchimp: mailchimpReceiver(parseMailchimpWebhook, async (id) => (id === 'mailchimp-us1-42' ? MC_SECRET : undefined)),
+        hubspot: hubspotPlatform.webhook!(moduleContext({ HUBSPOT_CLIENT_SECRET: APP_SECRET }))!,
+        mailchimp: mailchimpPlatform.webhook!(moduleContext({}))!,
       },
     });
   });

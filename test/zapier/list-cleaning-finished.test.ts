@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createLogger } from '@verify-hub/core';
-import { createHubApp, signHookPayload, type HubApp } from '@verify-hub/webhooks-in';
+import { createLogger, HOOK_SIGNATURE_TOLERANCE_SECONDS, signHookPayload } from '@verify-hub/core';
+import { createHubApp, type HubApp } from '@verify-hub/webhooks-in';
 import App from 'verify-hub-zapier';
 import { KEY, appError, appTester, rejection } from './helpers';
 import { StubRunService } from './stub-run-service';
@@ -111,10 +111,13 @@ describe('Zapier app: List Cleaning Finished (REST hook against the hub service)
     const refused = appError(await rejection(appTester(trigger.perform, { authData, subscribeData, inputData: {}, ...tampered })));
     expect(refused).toMatchObject({ code: 'BAD_SIGNATURE' });
 
-    // a genuine delivery replayed an hour later is refused too
-    const stale = { 'Http-X-Verifyhub-Signature': signHookPayload(subscribeData.secret!, delivery.body, Math.floor(Date.now() / 1000) - 3600) };
-    const replayed = appError(await rejection(appTester(trigger.perform, { authData, subscribeData, inputData: {}, rawRequest: { headers: stale, content: delivery.body }, cleanedRequest: JSON.parse(delivery.body) })));
+    // a genuine delivery replayed just outside the hub's one replay window (core's) is refused too
+    const signedAt = (secondsAgo: number) => ({ 'Http-X-Verifyhub-Signature': signHookPayload(subscribeData.secret!, delivery.body, Math.floor(Date.now() / 1000) - secondsAgo) });
+    const replayWith = (headers: Record<string, string>) => appTester(trigger.perform, { authData, subscribeData, inputData: { outcomes: ['completed'] }, rawRequest: { headers, content: delivery.body }, cleanedRequest: JSON.parse(delivery.body) });
+    const replayed = appError(await rejection(replayWith(signedAt(HOOK_SIGNATURE_TOLERANCE_SECONDS + 30))));
     expect(replayed).toMatchObject({ code: 'BAD_SIGNATURE' });
+    // and one signed a little while ago (clock skew inside the window) is accepted
+    expect(await replayWith(signedAt(HOOK_SIGNATURE_TOLERANCE_SECONDS - 30))).toEqual([expect.objectContaining({ id: 'run-1' })]);
 
     const gone = await appTester(trigger.performUnsubscribe, { authData, subscribeData });
     expect(gone).toEqual({ id: subscribeData.id, removed: true });

@@ -1,7 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeJournal } from './fake-journal';
 import { FakeWorkflowActions } from './fake-workflow-actions';
 
 /**
@@ -37,7 +38,8 @@ export interface PropertyDef {
 
 interface TokenInfo {
   portalId: string;
-  kind: 'private' | 'oauth';
+  /** `app`: a client-credentials token (the journal), of no portal. */
+  kind: 'private' | 'oauth' | 'app';
   expiresAt?: number;
 }
 
@@ -102,6 +104,8 @@ export class FakeHubSpot {
   readonly calls: RecordedCall[] = [];
   /** The automation actions API v4 (workflow-action definitions and callbacks). */
   readonly actions = new FakeWorkflowActions();
+  /** The webhooks journal (pull-based events), read with a client-credentials token. */
+  readonly journal = new FakeJournal();
   /** Batch-update writes applied per contact id (all portals): what "written exactly once" is checked against. */
   readonly writeCounts = new Map<string, number>();
   readonly oauth = { clientId: 'fake-client-id', clientSecret: 'fake-client-secret', accessTokenTtlSeconds: 1800 };
@@ -192,6 +196,35 @@ export class FakeHubSpot {
     this.tokens.delete(token);
   }
 
+  /**
+   * The app uninstalled from a portal: HubSpot deletes the install's OAuth tokens (every call with
+   * them answers 401, a refresh BAD_REFRESH_TOKEN) and records APP_UNINSTALL in the journal.
+   */
+  uninstallApp(portalId: string): void {
+    for (const [token, info] of this.tokens) if (info.portalId === portalId && info.kind === 'oauth') this.tokens.delete(token);
+    for (const [token, owner] of this.refreshTokens) if (owner === portalId) this.refreshTokens.delete(token);
+    this.journal.publish(portalId, [{ subscriptionType: 'APP_LIFECYCLE_EVENT', action: 'APP_UNINSTALL' }]);
+  }
+
+  /**
+   * What HubSpot does for a UI extension's `hubspot.fetch(url, { method, body })`: adds the caller's
+   * portalId, userId, userEmail and appId to the URL, sends the body as JSON and signs the request
+   * with the v3 signature (the app's client secret over method, URL, body and timestamp). `sign`
+   * lets a test forge or age it.
+   */
+  async uiExtensionFetch(url: string, options: { portalId: string; method?: string; body?: unknown; userId?: number; sign?: { secret?: string; timestamp?: number; unsigned?: boolean } }): Promise<globalThis.Response> {
+    const target = new URL(url);
+    for (const [name, value] of Object.entries({ portalId: options.portalId, userId: String(options.userId ?? 1), userEmail: 'user@example.com', appId: '4242' })) target.searchParams.set(name, value);
+    const method = options.method ?? 'POST';
+    const body = options.body === undefined ? '' : JSON.stringify(options.body);
+    const timestamp = String(options.sign?.timestamp ?? Date.now());
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp };
+    // HubSpot signs the URI with these characters decoded.
+    const uri = target.toString().replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (encoded) => decodeURIComponent(encoded));
+    if (!options.sign?.unsigned) headers['x-hubspot-signature-v3'] = createHmac('sha256', options.sign?.secret ?? this.oauth.clientSecret).update(`${method}${uri}${body}${timestamp}`, 'utf8').digest('base64');
+    return fetch(target, { method, headers, ...(body ? { body } : {}) });
+  }
+
   /** A new private-app token for a portal (what a user pastes when reconnecting). */
   grantToken(portalId: string, token: string): void {
     this.portal(portalId);
@@ -212,11 +245,14 @@ export class FakeHubSpot {
 
   async start(): Promise<string> {
     const app = express();
+    // HubSpot's id of the request, on every answer.
+    app.use((_req, res, next) => void (res.setHeader('x-hubspot-correlation-id', randomUUID()), next()));
     app.use(express.json({ limit: '10mb' }));
     app.use(express.urlencoded({ extended: false }));
     app.use((req, res, next) => this.record(req, res, next));
     app.post('/oauth/v1/token', (req, res) => this.token(req, res));
     app.use(this.actions.definitionsRouter());
+    app.use(this.journal.router((token) => (token ? this.tokens.get(token)?.kind === 'app' : false)));
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use((req, res, next) => this.limit(req, res, next));
     app.use(this.actions.callbacksRouter());
@@ -281,6 +317,7 @@ export class FakeHubSpot {
     const info = token ? this.tokens.get(token) : undefined;
     if (!info) return void error(res, 401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication.');
     if (info.expiresAt !== undefined && info.expiresAt <= Date.now()) return void error(res, 401, 'EXPIRED_AUTHENTICATION', 'The OAuth token used to make this call expired.');
+    if (info.kind === 'app') return void error(res, 403, 'MISSING_SCOPES', 'A client credentials token reaches the webhooks journal only.');
     res.locals.portalId = info.portalId;
     res.locals.tokenKind = info.kind;
     next();
@@ -348,6 +385,10 @@ export class FakeHubSpot {
       portalId = code.portalId;
       refreshToken = `refresh-${randomBytes(8).toString('hex')}`;
       this.refreshTokens.set(refreshToken, portalId);
+    } else if (body.grant_type === 'client_credentials') {
+      const accessToken = `app-${randomBytes(8).toString('hex')}`;
+      this.tokens.set(accessToken, { portalId: '', kind: 'app', expiresAt: Date.now() + this.oauth.accessTokenTtlSeconds * 1000 });
+      return void res.json({ token_type: 'bearer', access_token: accessToken, expires_in: this.oauth.accessTokenTtlSeconds });
     } else if (body.grant_type === 'refresh_token') {
       portalId = body.refresh_token ? this.refreshTokens.get(body.refresh_token) : undefined;
       if (!portalId) return void res.status(400).json({ status: 'BAD_REFRESH_TOKEN', message: 'missing or unknown refresh token' });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -289,6 +289,14 @@ export class FakeMailchimp {
     this.faults.push({ count, status: 0, hangMs: ms, match });
   }
 
+  /**
+   * Resolves once every request received so far has been answered: a hung one is recorded only when
+   * it answers, so a test that hangs requests waits here before the next test counts requests.
+   */
+  async settled(): Promise<void> {
+    while ([...this.inFlight.values()].some((running) => running > 0)) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   /** Changes the per-request latency from now on. */
   setLatency(ms: number): void {
     this.options.latencyMs = ms;
@@ -345,6 +353,8 @@ export class FakeMailchimp {
     const send = (reply: Reply, type = 'application/json'): void => {
       const isProblem = reply.status >= 400 && type === 'application/json';
       res.statusCode = reply.status;
+      // Mailchimp's id of the request, on every API answer.
+      if (url.pathname.startsWith('/3.0/')) res.setHeader('x-request-id', randomUUID());
       if (reply.body === undefined) {
         res.end();
         return;
