@@ -20,9 +20,9 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express from 'express';
 import { createLogger, EngineClient, SecretBox, type ConnectionRecord } from '@verify-hub/core';
-import { hubspotConnectorFactory, parseHubSpotWebhook } from '@verify-hub/connector-hubspot';
+import { hubspotConnectorFactory, hubspotReceiver } from '@verify-hub/connector-hubspot';
 import { ConnectorRegistry, Keys, RedisConnectionStore, SyncPipeline, createRedis } from '@verify-hub/sync-jobs';
-import { createHubApp, hubspotReceiver, startHubServer } from '@verify-hub/webhooks-in';
+import { createHubApp, startHubServer, startWebhookForwarder } from '@verify-hub/webhooks-in';
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeHubSpot } from '../test/fakes/hubspot/fake-hubspot';
 import { BENCH_NODE_ARGS } from './node-args';
@@ -38,11 +38,13 @@ const silent = createLogger({ level: 'silent' });
 
 // ------------------------------------------------------------------ the server process
 
-async function serve(): Promise<void> {
+/** `forwarderElsewhere`: as `serve --no-workers` with a worker process: the hub only stores, a third process forwards. */
+async function serve(forwarderElsewhere: boolean): Promise<void> {
   const prefix = `bench-webhooks-${randomUUID().slice(0, 8)}`;
   const pipeline = new SyncPipeline({ redisUrl: REDIS_URL, prefix, logger: silent });
   const redis = createRedis(REDIS_URL);
-  const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName: `${prefix}-ingest` }, webhooks: { hubspot: hubspotReceiver(parseHubSpotWebhook, SECRET) } });
+  const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName: `${prefix}-ingest`, worker: !forwarderElsewhere }, webhooks: { hubspot: { receiver: hubspotReceiver(SECRET) } } });
+  const forwarder = forwarderElsewhere ? spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--forward', prefix], { stdio: ['pipe', 'inherit', 'inherit'], env: process.env }) : undefined;
   const server = await startHubServer(hub, { port: 0, host: '127.0.0.1' });
 
   const baseline = express();
@@ -59,6 +61,10 @@ async function serve(): Promise<void> {
     if (command === 'backlog') process.stdout.write(`${JSON.stringify({ backlog: await hub.ingest.backlog() })}\n`);
     if (command === 'stop') break;
   }
+  if (forwarder) {
+    forwarder.stdin!.end('stop\n');
+    await once(forwarder, 'exit');
+  }
   const queued = await pipeline.queues.events.count();
   await hub.ingest.queue.obliterate({ force: true });
   await server.close();
@@ -67,6 +73,17 @@ async function serve(): Promise<void> {
   await pipeline.close();
   await redis.quit();
   process.stdout.write(`${JSON.stringify({ queued })}\n`);
+}
+
+/** The forwarding role alone (what a `verify-hub worker` runs for an HTTP-only hub), until stdin closes. */
+async function forward(prefix: string): Promise<void> {
+  const pipeline = new SyncPipeline({ redisUrl: REDIS_URL, prefix, logger: silent });
+  const redis = createRedis(REDIS_URL);
+  const forwarder = startWebhookForwarder(redis, pipeline, `${prefix}-ingest`, silent);
+  for await (const chunk of process.stdin) if (String(chunk).includes('stop')) break;
+  await forwarder.close();
+  await pipeline.close();
+  await redis.quit();
 }
 
 // ------------------------------------------------------------------ the load process
@@ -113,8 +130,9 @@ function line(name: string, r: autocannon.Result): { eventsPerSecond: number; p9
   return { eventsPerSecond, p99: r.latency.p99 };
 }
 
-async function ingest(): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+/** `goalRateOnly`: only the ack latency at the goal rate against the baseline (what `npm run bench scale` prints). */
+async function ingest(goalRateOnly = false, forwarderElsewhere = false): Promise<void> {
+  const child: ChildProcess = spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--serve', ...(forwarderElsewhere ? ['--forwarder-elsewhere'] : [])], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
   const lines: string[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -131,7 +149,8 @@ async function ingest(): Promise<void> {
   };
   const urls = (await nextLine()) as { hub: string; baseline: string };
 
-  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION_S} s each, batches of 100 signed contact.creation events, server in a second process`);
+  const forwarding = forwarderElsewhere ? 'forwarded by a third process (serve --no-workers + worker)' : 'forwarded in the hub process';
+  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION_S} s each, batches of 100 signed contact.creation events, server in a second process, ${forwarding}`);
   // A short warm-up so JIT and connection pools do not count against the first measured target.
   await autocannon({ url: `${urls.hub}/webhooks/hubspot`, connections: 2, amount: 50, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, ...signedBatch(`${urls.hub}/webhooks/hubspot`, 4242, 100) }) }] });
   const drain = async (): Promise<number> => {
@@ -147,11 +166,13 @@ async function ingest(): Promise<void> {
   const hubAtGoal = line('hub', await load(urls.hub, GOAL_RATE));
   console.log(`hub / baseline p99: ${hubAtGoal.p99} ms vs ${baselineAtGoal.p99} ms; goal p99 < 25 ms -> ${hubAtGoal.p99 < 25 ? 'met' : 'NOT met'}`);
   console.log(`   forwarding to the pipeline caught up ${await drain()} ms after the load stopped`);
-  console.log('-- as fast as it goes (saturation):');
-  const baseline = line('baseline', await load(urls.baseline));
-  const hub = line('hub', await load(urls.hub));
-  console.log(`hub / baseline: ${(hub.eventsPerSecond / baseline.eventsPerSecond).toFixed(3)}x events/s; goal >= 3,000 events/s -> ${hub.eventsPerSecond >= 3000 ? 'met' : 'NOT met'}`);
-  console.log(`   forwarding to the pipeline caught up ${await drain()} ms after the load stopped (sustained rate = accepted / (load time + catch-up))`);
+  if (!goalRateOnly) {
+    console.log('-- as fast as it goes (saturation):');
+    const baseline = line('baseline', await load(urls.baseline));
+    const hub = line('hub', await load(urls.hub));
+    console.log(`hub / baseline: ${(hub.eventsPerSecond / baseline.eventsPerSecond).toFixed(3)}x events/s; goal >= 3,000 events/s -> ${hub.eventsPerSecond >= 3000 ? 'met' : 'NOT met'}`);
+    console.log(`   forwarding to the pipeline caught up ${await drain()} ms after the load stopped (sustained rate = accepted / (load time + catch-up))`);
+  }
   child.stdin!.write('stop\n');
   const done = (await nextLine()) as { queued: number };
   console.log(`event jobs in the pipeline at the end (one per new contact, none lost): ${done.queued}`);
@@ -184,7 +205,7 @@ async function endToEnd(samples: number): Promise<void> {
   });
   await hubspotConnectorFactory(connection, { limiter: pipeline.limiters, saveCredentials: async () => undefined }).ensureSchema();
   const workers = pipeline.startWorkers();
-  const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName: `${prefix}-ingest` }, webhooks: { hubspot: hubspotReceiver(parseHubSpotWebhook, SECRET) } });
+  const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName: `${prefix}-ingest` }, webhooks: { hubspot: { receiver: hubspotReceiver(SECRET) } } });
   const server = await startHubServer(hub, { port: 0, host: '127.0.0.1' });
   const url = `${server.url}/webhooks/hubspot`;
 
@@ -222,8 +243,14 @@ async function endToEnd(samples: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--serve')) return serve();
+  if (process.argv.includes('--serve')) return serve(process.argv.includes('--forwarder-elsewhere'));
+  if (process.argv.includes('--forward')) return forward(process.argv[process.argv.indexOf('--forward') + 1]!);
+  if (process.argv.includes('--ack-only')) {
+    await ingest(true);
+    return ingest(true, true);
+  }
   await ingest();
+  await ingest(true, true);
   await endToEnd(Number(process.env.WEBHOOK_BENCH_E2E_SAMPLES ?? 40));
 }
 

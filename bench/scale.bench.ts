@@ -1,0 +1,132 @@
+/**
+ * `npm run bench scale` (issue 22, acceptance), loopback only, in one run:
+ *  1. a HubSpot sync (fake HubSpot, fake engine answering in ENGINE_LATENCY_MS with no limit) worked by
+ *     1, 2 and 4 `verify-hub worker` processes of the built CLI: throughput per count, ratio to 1;
+ *     then 4 processes with the engine's limit R bound on both sides: rate / R;
+ *  2. the same sync with 2 processes on a local 3-master Redis Cluster vs the single Redis;
+ *  3. webhook ack p50/p99 at 3,000 events/s vs the /healthz-like baseline (bench/webhooks.bench.ts --ack-only);
+ *  4. peak RSS of the 1,000,000-contact sync (bench/sync.bench.ts --memory-only, no heap flags) and of
+ *     `verify-hub serve` cleaning a 50,000-row file from the dashboard's API.
+ * Builds the CLI first when cli/dist is missing, and removes what it built at the end.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeEngine } from '../test/fakes/engine';
+import { FakeHubSpot } from '../test/fakes/hubspot/fake-hubspot';
+import { ensureRedis } from '../test/setup/redis';
+import { haveRedisBinaries, startRedisCluster } from '../test/setup/redis-cluster';
+import { BENCH_NODE_ARGS } from './node-args';
+import { cleanFromDashboard } from './scale/file-clean-memory';
+import { syncWithWorkers, type ScaleRun, type ScaleSetup } from './scale/worker-processes';
+
+const ROOT = join(__dirname, '..');
+const CONTACTS = Number(process.env.SCALE_BENCH_CONTACTS ?? 4_000);
+const ENGINE_LATENCY_MS = Number(process.env.SCALE_BENCH_ENGINE_LATENCY_MS ?? 100);
+const ENGINE_R = 300;
+/** This session's ports: the hub of the file clean, and the cluster nodes (their bus ports are +10000). */
+const SERVE_PORT = 42510;
+const CLUSTER_FIRST_PORT = 42550;
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
+
+function buildCli(): boolean {
+  if (existsSync(join(ROOT, 'cli', 'dist', 'main.js'))) return false;
+  console.log('building the CLI (npm run build) ...');
+  const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0) throw new Error('npm run build failed');
+  return true;
+}
+
+/** Removes each workspace's dist/ and tsbuildinfo, by exact path: a git pathspec such as star-slash-dist also matches inside node_modules. */
+function removeBuild(): void {
+  const { workspaces } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+  const folders = workspaces.flatMap((w) => (w.endsWith('/*') ? readdirSync(join(ROOT, w.slice(0, -2))).map((name) => join(w.slice(0, -2), name)) : [w]));
+  for (const folder of folders) {
+    rmSync(join(ROOT, folder, 'dist'), { recursive: true, force: true });
+    for (const file of existsSync(join(ROOT, folder)) ? readdirSync(join(ROOT, folder)) : []) if (file.endsWith('.tsbuildinfo')) rmSync(join(ROOT, folder, file));
+  }
+}
+
+const describe = (r: ScaleRun) => `${r.engineRate.toFixed(0).padStart(5)} verifications/s (end to end ${r.endToEndRate.toFixed(0)} contacts/s; ${r.status})`;
+
+async function workerScaling(setup: ScaleSetup): Promise<ScaleRun> {
+  console.log(`\n1. ${CONTACTS.toLocaleString('en')}-contact HubSpot sync by N worker processes (built CLI, 4 chunks x 10 verifications each); engine ${ENGINE_LATENCY_MS} ms, no limit`);
+  const runs: ScaleRun[] = [];
+  for (const n of [1, 2, 4]) {
+    const run = await syncWithWorkers(setup, n);
+    runs.push(run);
+    console.log(`   ${n} process${n > 1 ? 'es' : '  '}: ${describe(run)}  ratio to 1: ${(run.engineRate / runs[0]!.engineRate).toFixed(2)}x`);
+  }
+  const limitedEngine = new FakeEngine({ latencyMs: ENGINE_LATENCY_MS, ratePerSecond: ENGINE_R });
+  await limitedEngine.start();
+  try {
+    const bound = await syncWithWorkers({ ...setup, engine: limitedEngine, engineRate: ENGINE_R }, 4);
+    const refused = limitedEngine.requests.filter((q) => q.keyMatched).length - CONTACTS;
+    console.log(`   4 processes, engine limit R = ${ENGINE_R}/s (VERIFY_HUB_ENGINE_RATE=${ENGINE_R}): ${describe(bound)}  rate / R = ${(bound.engineRate / ENGINE_R).toFixed(3)}; ${refused} answered 429`);
+  } finally {
+    await limitedEngine.stop();
+  }
+  return runs[1]!;
+}
+
+async function clusterVersusSingle(setup: ScaleSetup, single: ScaleRun): Promise<void> {
+  console.log('\n2. the same sync with 2 worker processes on a local 3-master Redis Cluster (no replicas) vs the single Redis');
+  if (!haveRedisBinaries()) return void console.log('   skipped: redis-server / redis-cli not installed');
+  const cluster = await startRedisCluster(3, 0, CLUSTER_FIRST_PORT);
+  try {
+    const run = await syncWithWorkers({ ...setup, redisUrl: cluster.url }, 2);
+    console.log(`   single Redis: ${describe(single)}`);
+    console.log(`   cluster:      ${describe(run)}  ratio cluster / single: ${(run.engineRate / single.engineRate).toFixed(2)}x`);
+  } finally {
+    cluster.stop();
+  }
+}
+
+function webhookAcks(): void {
+  console.log('\n3. webhook acks at 3,000 events/s (bench/webhooks.bench.ts --ack-only, hub in its own process)');
+  const run = spawnSync(process.execPath, [...BENCH_NODE_ARGS, join(__dirname, 'webhooks.bench.ts'), '--ack-only'], { encoding: 'utf8', env: { ...process.env, WEBHOOK_BENCH_SECONDS: process.env.WEBHOOK_BENCH_SECONDS ?? '10' }, timeout: 180_000 });
+  for (const line of `${run.stdout}${run.stderr}`.trim().split('\n')) console.log(`   ${line}`);
+}
+
+async function memory(redisUrl: string): Promise<void> {
+  console.log('\n4. memory, no heap flags');
+  const sync = spawnSync(process.execPath, ['--expose-gc', ...BENCH_NODE_ARGS, join(__dirname, 'sync.bench.ts'), '--memory-only'], { encoding: 'utf8', env: process.env, timeout: 300_000 });
+  for (const line of `${sync.stdout}${sync.stderr}`.trim().split('\n')) console.log(`   ${line}`);
+  const engine = new FakeEngine({ latencyMs: 5 });
+  await engine.start();
+  try {
+    const clean = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000);
+    console.log(`   50,000-row clean from the dashboard API (verify-hub serve, built, own process): done in ${clean.seconds.toFixed(1)} s, peak RSS ${mb(clean.peakRss)} (goal < 200 MB); RSS when started ${mb(clean.startedRss)}, peak after the upload's preview ${mb(clean.previewPeakRss)}`);
+  } finally {
+    await engine.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const built = buildCli();
+  const redis = await ensureRedis();
+  const engine = new FakeEngine({ latencyMs: ENGINE_LATENCY_MS });
+  const hubspot = new FakeHubSpot();
+  await engine.start();
+  await hubspot.start();
+  try {
+    const setup: ScaleSetup = { redisUrl: redis.url, engine, hubspot, contacts: CONTACTS };
+    const twoProcesses = await workerScaling(setup);
+    await clusterVersusSingle(setup, twoProcesses);
+    webhookAcks();
+    await memory(redis.url);
+  } finally {
+    await hubspot.stop();
+    await engine.stop();
+    redis.stop();
+    if (built) removeBuild();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
