@@ -1,0 +1,122 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { EngineClient, createLogger } from '@verify-hub/core';
+import { hubspotActionReceiver, hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
+import type { ActionCompletions, SyncPipeline, SyncWorkers } from '@verify-hub/sync-jobs';
+import { errorHandler } from '@verify-hub/webhooks-in';
+import { actionRoutes } from '../../webhooks-in/src/routes/actions';
+import { actionCompletionsFor } from '../../cli/src/action-completions-wiring';
+import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
+import { FakeEngine } from '../fakes/engine';
+import { until } from '../setup/until';
+import { platformPipeline } from '../sync-jobs/helpers';
+
+/**
+ * Issue 21's acceptance: 1,000 "Verify email address" calls in one burst. Each is answered BLOCK at once
+ * and completed exactly once through HubSpot's callback, and the engine is asked at most at the rate the
+ * hub is configured for (the fake engine enforces that rate with real 429s in fixed one-second windows).
+ * The completions run as `verify-hub serve` runs them: the workers' rate-limited engine, the module's
+ * completion through the stored connection.
+ */
+const CALLS = 1000;
+const RATE = 60;
+const SECRET = `app-secret-${randomUUID()}`;
+const PORTAL = '77310';
+const TOKEN = `portal-token-${randomUUID()}`;
+
+describe('1,000 workflow-action calls in a burst', () => {
+  const hubspot = new FakeHubSpot();
+  const engine = new FakeEngine({ ratePerSecond: RATE, extensions: true });
+  let pipeline: SyncPipeline;
+  let workers: SyncWorkers;
+  let completions: ActionCompletions;
+  let server: Server;
+  let hubUrl: string;
+
+  beforeAll(async () => {
+    await hubspot.start();
+    hubspot.addPortal({ portalId: PORTAL, token: TOKEN, windowLimit: 1_000_000 });
+    await engine.start();
+    const prefix = `vh-burst-${randomUUID().slice(0, 8)}`;
+    pipeline = platformPipeline('unused', { hubspot: hubspotConnectorFactory }, { prefix, engineRatePerSecond: RATE });
+    await pipeline.connections!.save({
+      id: `hubspot-${PORTAL}`, platform: 'hubspot', label: 'portal', createdAt: new Date().toISOString(),
+      credentials: { accessToken: TOKEN }, settings: { apiBase: hubspot.url, requestsPerTenSeconds: 100_000 },
+    });
+    workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey, retries: 0 }) });
+    completions = actionCompletionsFor(pipeline, pipeline.redis, prefix, createLogger({ level: 'silent' }));
+    completions.start(workers.verifier, 16);
+    const app = express();
+    app.use('/actions', actionRoutes({ receivers: { hubspot: hubspotActionReceiver(SECRET, (call) => completions.answer(call)) } }));
+    app.use(errorHandler(createLogger({ name: 'test', level: 'silent' })));
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    hubUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await completions?.close();
+    await workers?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await pipeline?.purge();
+    await pipeline?.close();
+    await engine.stop();
+    await hubspot.stop();
+  });
+
+  async function call(email: string, callbackId: string): Promise<Record<string, string> | undefined> {
+    const url = `${hubUrl}/actions/hubspot`;
+    const body = JSON.stringify({
+      callbackId,
+      origin: { portalId: Number(PORTAL), actionDefinitionId: 1234, actionDefinitionVersion: 1 },
+      context: { source: 'WORKFLOWS', workflowId: 98765 },
+      object: { objectId: 501, objectType: 'CONTACT' },
+      inputFields: { email },
+    });
+    const timestamp = String(Date.now());
+    const signature = createHmac('sha256', SECRET).update(`POST${url}${body}${timestamp}`, 'utf8').digest('base64');
+    const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': timestamp } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { outputFields?: Record<string, string> }).outputFields;
+  }
+
+  it('blocks each at once, completes each exactly once with the engine\'s verdict, and never exceeds the engine\'s rate', async () => {
+    const calls = Array.from({ length: CALLS }, (_, i) => ({
+      email: `${i % 5 === 4 ? 'invalid' : 'user'}.${i}@burst${i % 13}.example.com`,
+      callbackId: hubspot.actions.issueCallback(PORTAL),
+    }));
+    // All sent at once over 50 connections (HubSpot's senders keep connections open; 1,000 new sockets
+    // at once would overflow the listen backlog before the hub sees a request).
+    const answers: (Record<string, string> | undefined)[] = [];
+    let next = 0;
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (next < calls.length) {
+        const at = next++;
+        answers[at] = await call(calls[at]!.email, calls[at]!.callbackId);
+      }
+    }));
+    expect(answers.filter((outputs) => outputs?.hs_execution_state === 'BLOCK')).toHaveLength(CALLS);
+
+    await until(() => hubspot.actions.completions.length >= CALLS, 120_000, `${CALLS} callbacks`);
+    await until(async () => (await completions.queue.getJobCounts('completed')).completed === CALLS, 30_000, 'every job to finish');
+
+    // Exactly one completion per call, with the engine's verdict (never unknown: no action gave up).
+    const byCallback = new Map<string, Record<string, string>[]>();
+    for (const done of hubspot.actions.completions) byCallback.set(done.callbackId, [...(byCallback.get(done.callbackId) ?? []), done.outputFields]);
+    expect(calls.filter(({ callbackId }) => byCallback.get(callbackId)?.length !== 1)).toEqual([]);
+    const risks = calls.map(({ email, callbackId }) => ({ email, risk: byCallback.get(callbackId)![0]!.risk }));
+    expect(risks.filter(({ email, risk }) => risk !== (email.startsWith('invalid') ? 'invalid' : 'safe'))).toEqual([]);
+    expect(await completions.queue.getJobCounts('failed')).toEqual({ failed: 0 });
+
+    // Each address bought once, and no fixed one-second window of the engine saw more than its rate.
+    const asked = engine.requests.filter((r) => r.keyMatched);
+    expect(new Set(asked.map((r) => r.email)).size).toBe(CALLS);
+    const perWindow = new Map<number, number>();
+    for (const r of asked) perWindow.set(Math.floor(r.at / 1000), (perWindow.get(Math.floor(r.at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(RATE);
+    expect(asked.length).toBe(CALLS);
+  }, 180_000);
+});
