@@ -13,7 +13,7 @@ const installed: PlatformModule[] = [filePlatform, hubspotPlatform, mailchimpPla
 
 /** The sync pipeline's (loaded on use: the CLI lists the modules' commands without it). */
 const registerConnector = (module: PlatformModule) =>
-  (require('@verify-hub/sync-jobs') as typeof import('@verify-hub/sync-jobs')).registerConnector(module.id, module.connector);
+  (require('@verify-hub/sync-jobs') as typeof import('@verify-hub/sync-jobs')).registerConnector(module.id, module.connector, { reconnectAdvice: module.reconnectAdvice });
 
 /** Which connector serves each platform in `sync`, `worker`, `runs` and `serve`: every installed module's. */
 export function registerPlatformConnectors(): void {
