@@ -93,7 +93,8 @@ export interface SchemaReport {
 }
 
 export interface Connector {
-  readonly platform: 'hubspot' | 'mailchimp' | 'file' | (string & {});
+  /** The platform module's id (`definePlatform({ id })`): the connection's `platform`, the route segment. */
+  readonly platform: string;
   /** Create fields, groups, merge fields; idempotent; preflights the platform's limits. */
   ensureSchema(): Promise<SchemaReport>;
   pull(scope: Scope, cursor?: string): Promise<Page>;
