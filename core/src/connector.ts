@@ -1,3 +1,4 @@
+import type { SchemaReport } from './platform-wire';
 import type { Verification } from './verification';
 
 /** The contract every platform connector implements (DESIGN.md §4). */
@@ -83,13 +84,6 @@ export interface WriteReport {
   unchanged: string[];
   failed: WriteFailure[];
   actions?: PlannedAction[];
-}
-
-export interface SchemaReport {
-  created: string[];
-  existing: string[];
-  /** Anything the user must fix (a property of another type under our name, a limit reached). */
-  problems: string[];
 }
 
 export interface Connector {
