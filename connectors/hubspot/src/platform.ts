@@ -1,4 +1,5 @@
-import { DEFAULT_HUBSPOT_PROPERTY_NAMES, definePlatform, toHubSpotProperties, type WebhookReceiver } from '@verify-hub/core';
+import { definePlatform, type WebhookReceiver } from '@verify-hub/core';
+import { DEFAULT_HUBSPOT_PROPERTY_NAMES, toHubSpotProperties } from './property-mapping';
 import { cardRoute, cardVerdicts } from './card';
 import { hubspotCommands } from './commands';
 import { journalTask } from './journal-task';

@@ -1,4 +1,5 @@
-import { DEFAULT_MAILCHIMP_NAMES, definePlatform, toMailchimpMergeFields, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
+import { definePlatform, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
+import { DEFAULT_MAILCHIMP_NAMES, toMailchimpMergeFields } from './merge-field-mapping';
 import { mailchimpCommands } from './commands';
 import { MailchimpSettingsSchema } from './connection-settings';
 import { mailchimpConnectorFactory } from './connector';
