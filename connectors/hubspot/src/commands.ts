@@ -82,7 +82,6 @@ const actions: CliCommand = {
       options: [appIdOption, { flags: '--action-url <url>', description: 'the URL HubSpot calls (default HUB_PUBLIC_URL + /actions/hubspot)' }],
       async run(_args, options, context) {
         const { config } = await context();
-        const env = hubspotEnvironment.read(config);
         const { appId, api } = definitions(config, options.appId);
         let actionUrl = options.actionUrl as string | undefined;
         if (!actionUrl) {
