@@ -5,8 +5,8 @@
  * with the same 10-connection limiter. Goals: first sync <= 1 read + 2 writes per 1,000 members;
  * unchanged re-sync 0 writes; never more than 10 simultaneous connections per key.
  */
-import { createLocalLimiter, parseScope, riskTagName, RISKS, toMailchimpMergeFields, toMailchimpTagChanges, type Risk, type Verification } from '@verify-hub/core';
-import { MailchimpConnector } from '@verify-hub/connector-mailchimp';
+import { createLocalLimiter, parseScope, RISKS, type Risk, type Verification } from '@verify-hub/core';
+import { MailchimpConnector, riskTagName, toMailchimpMergeFields, toMailchimpTagChanges } from '@verify-hub/connector-mailchimp';
 import { FakeMailchimp } from '../test/fakes/mailchimp';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 10_000);

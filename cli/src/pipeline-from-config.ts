@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createLogger, loadConfig, type Config, type Verifier } from '@verify-hub/core';
+import { createLogger, type Config, type Verifier } from '@verify-hub/core';
 import { SyncPipeline, parseRecheckDelays } from '@verify-hub/sync-jobs';
 import { engineFromConfig } from './engine-from-config';
-import { registerPlatformConnectors } from './platforms';
+import { loadHubConfig, registerPlatformConnectors } from './platforms';
 
 registerPlatformConnectors();
 
@@ -12,7 +12,7 @@ registerPlatformConnectors();
  * Fails fast, naming REDIS_URL, when no Redis answers.
  */
 export async function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): Promise<{ pipeline: SyncPipeline; config: Config; engineLabel?: string; verifier?: Verifier }> {
-  const config = options.config ?? loadConfig();
+  const config = options.config ?? loadHubConfig();
   const engine = options.withEngine ? engineFromConfig(config) : undefined;
   const prefix = config.VERIFY_HUB_REDIS_PREFIX;
   const pipeline = new SyncPipeline({

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { ConfigError, createLogger, loadConfig, type CliCommand, type PlatformContext, type PlatformModule } from '@verify-hub/core';
+import { ConfigError, createLogger, type CliCommand, type PlatformContext, type PlatformModule } from '@verify-hub/core';
 import { createRedisLimiterFactory } from '@verify-hub/sync-jobs';
+import { loadHubConfig } from './platforms';
 import { openConnectionStore } from './stored-connections';
 
 /**
@@ -42,7 +43,7 @@ function addCommand(parent: Command, spec: CliCommand, module: PlatformModule): 
  * needs no HUB_SECRET_KEY or Redis); without HUB_SECRET_KEY that use throws the ConfigError naming it.
  */
 function openContext(module: PlatformModule): { context: PlatformContext; close(): void } {
-  const config = loadConfig(process.env);
+  const config = loadHubConfig(process.env);
   let opened: ReturnType<typeof openConnectionStore> | undefined;
   const open = () => (opened ??= openConnectionStore(config));
   const context: PlatformContext = {

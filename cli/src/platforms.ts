@@ -1,4 +1,4 @@
-import { createLogger, type BackgroundTask, type Config, type ConnectionStore, type Logger, type PlatformContext, type PlatformHost, type PlatformModule } from '@verify-hub/core';
+import { createLogger, loadConfig, type BackgroundTask, type Config, type ConnectionStore, type Logger, type PlatformContext, type PlatformHost, type PlatformModule } from '@verify-hub/core';
 import { filePlatform } from '@verify-hub/connector-file';
 import { hubspotPlatform } from '@verify-hub/connector-hubspot';
 import { mailchimpPlatform } from '@verify-hub/connector-mailchimp';
@@ -13,7 +13,7 @@ const installed: PlatformModule[] = [filePlatform, hubspotPlatform, mailchimpPla
 
 /** The sync pipeline's (loaded on use: the CLI lists the modules' commands without it). */
 const registerConnector = (module: PlatformModule) =>
-  (require('@verify-hub/sync-jobs') as typeof import('@verify-hub/sync-jobs')).registerConnector(module.id, module.connector);
+  (require('@verify-hub/sync-jobs') as typeof import('@verify-hub/sync-jobs')).registerConnector(module.id, module.connector, { reconnectAdvice: module.reconnectAdvice });
 
 /** Which connector serves each platform in `sync`, `worker`, `runs` and `serve`: every installed module's. */
 export function registerPlatformConnectors(): void {
@@ -22,6 +22,11 @@ export function registerPlatformConnectors(): void {
 
 export function registeredPlatforms(): readonly PlatformModule[] {
   return installed;
+}
+
+/** The configuration: core's variables and every registered module's (`PlatformModule.environment`), validated together. */
+export function loadHubConfig(env: NodeJS.ProcessEnv = process.env, options: { file?: string; ignoreUnknown?: string[] } = {}): Config {
+  return loadConfig(env, { ...options, platforms: installed });
 }
 
 /**

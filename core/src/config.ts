@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ConfigError } from './errors';
 import { parseRedisUrl } from './redis-url';
 
-const url = (protocols: string[]) =>
+/** A URL variable with one of `protocols` (`['http:', 'https:']`); for platforms' variables too. */
+export const configUrl = (protocols: string[]) =>
   z.string().refine((v) => {
     try {
       return protocols.includes(new URL(v).protocol);
@@ -15,15 +16,17 @@ const url = (protocols: string[]) =>
 const isCurrencyCode = (code: string) => /^[A-Z]{3}$/.test(code) && Intl.supportedValuesOf('currency').includes(code);
 
 const port = z.coerce.number().int().min(0).max(65535);
-const secret = z.string().min(1);
+/** A secret variable: present and not empty; list its name in the secrets too. */
+export const configSecret = z.string().min(1);
 
 /**
- * Every configuration name the hub reads (DESIGN.md §8). A package that needs a new name adds it here,
- * so there is one list to validate, document and keep secrets out of messages.
+ * Every configuration name the hub itself reads (DESIGN.md §8). A package that needs a new name adds it
+ * here; a platform declares its own in its module (`PlatformModule.environment`), and `loadConfig`
+ * validates both, so there is one place each is validated, documented and kept out of messages.
  */
 export const ConfigSchema = z.strictObject({
-  ENGINE_URL: url(['http:', 'https:']).optional(),
-  ENGINE_API_KEY: secret.optional(),
+  ENGINE_URL: configUrl(['http:', 'https:']).optional(),
+  ENGINE_API_KEY: configSecret.optional(),
   ENGINE_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(500).optional(),
   REDIS_URL: z
@@ -36,27 +39,14 @@ export const ConfigSchema = z.strictObject({
       }
     })
     .default('redis://127.0.0.1:6379'),
-  HUBSPOT_ACCESS_TOKEN: secret.optional(),
-  HUBSPOT_CLIENT_ID: z.string().min(1).optional(),
-  HUBSPOT_CLIENT_SECRET: secret.optional(),
-  HUBSPOT_API_BASE: url(['http:', 'https:']).default('https://api.hubapi.com'),
-  /** The public app's id and the developer account's API key: `verify-hub hubspot actions` (workflow-action definitions). */
-  HUBSPOT_APP_ID: z.string().regex(/^\d+$/, 'must be the numeric app id').optional(),
-  HUBSPOT_DEVELOPER_API_KEY: secret.optional(),
-  MAILCHIMP_API_KEY: secret.optional(),
-  MAILCHIMP_CLIENT_ID: z.string().min(1).optional(),
-  MAILCHIMP_CLIENT_SECRET: secret.optional(),
-  MAILCHIMP_API_BASE: url(['http:', 'https:']).optional(),
-  /** Mailchimp's OAuth host (https://login.mailchimp.com); for proxies and tests. */
-  MAILCHIMP_LOGIN_BASE: url(['http:', 'https:']).optional(),
-  HUB_ADMIN_TOKEN: secret.optional(),
+  HUB_ADMIN_TOKEN: configSecret.optional(),
   HUB_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   PORT: port.default(8080),
   ENGINE_PORT: port.default(8081),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The hub service (webhooks-in, `verify-hub serve`).
   HUB_HOST: z.string().min(1).default('0.0.0.0'),
-  HUB_PUBLIC_URL: url(['http:', 'https:']).optional(),
+  HUB_PUBLIC_URL: configUrl(['http:', 'https:']).optional(),
   HUB_TRUST_PROXY: z.string().min(1).optional(),
   HUB_UPLOAD_DIR: z.string().min(1).optional(),
   HUB_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -74,7 +64,7 @@ export const ConfigSchema = z.strictObject({
   ENGINE_ALLOW_DOMAINS: z.string().min(1).optional(),
   ENGINE_DENY_DOMAINS: z.string().min(1).optional(),
   // socks5://[user:password@]host:port: the local engine's SMTP connections go through it (cloud hosts block port 25).
-  ENGINE_SMTP_PROXY: url(['socks5:', 'socks5h:']).optional(),
+  ENGINE_SMTP_PROXY: configUrl(['socks5:', 'socks5h:']).optional(),
   ENGINE_REDIS_PREFIX: z.string().min(1).default('vh:engine:'),
   // The sync pipeline (sync-jobs/README.md): `verify-hub worker`, `sync`, `runs`.
   VERIFY_HUB_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/, 'must be letters, digits, colon, dash or underscore').default('vh:sync'),
@@ -100,22 +90,82 @@ export const ConfigSchema = z.strictObject({
     .refine(isCurrencyCode, 'must be an ISO 4217 currency code, like USD, EUR or GBP')
     .default('USD'),
 });
-export type Config = z.infer<typeof ConfigSchema>;
+/**
+ * The loaded configuration: core's names typed, and the registered platforms' own names, which each
+ * module reads typed through its `PlatformEnvironment.read`.
+ */
+export type Config = z.infer<typeof ConfigSchema> & { readonly [platformName: string]: unknown };
 
-export const SECRET_NAMES = new Set([
-  'ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'HUBSPOT_DEVELOPER_API_KEY', 'MAILCHIMP_API_KEY', 'MAILCHIMP_CLIENT_SECRET', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY',
-]);
+/** Core's secret names; a platform's are in its `PlatformEnvironment.secrets` (see `secretConfigNames`). */
+export const SECRET_NAMES: ReadonlySet<string> = new Set(['ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY']);
 
-/** Environment variables with these prefixes are ours: an unknown one is a typo worth stopping for. */
-const OWN_PREFIXES = ['ENGINE_', 'HUB_', 'HUBSPOT_', 'MAILCHIMP_', 'VERIFY_HUB_'];
+/** Core's prefixes: an unknown variable under one of these, or a platform's, is a typo worth stopping for. */
+const OWN_PREFIXES = ['ENGINE_', 'HUB_', 'VERIFY_HUB_'];
+
+/**
+ * The environment variables a platform module reads (`HUBSPOT_CLIENT_SECRET`), all under its prefix
+ * (`platformEnvPrefix(id)`), and which of them are secrets. Made with `platformEnvironment`.
+ */
+export interface PlatformVariables {
+  readonly variables: z.ZodRawShape;
+  readonly secrets: readonly string[];
+}
+
+export interface PlatformEnvironment<Shape extends z.ZodRawShape> extends PlatformVariables {
+  readonly variables: Shape;
+  /** The platform's values, typed, from a loaded configuration (defaults applied even if it was loaded without the module). */
+  read(config: Config): z.infer<z.ZodObject<Shape>>;
+}
+
+export function platformEnvironment<Shape extends z.ZodRawShape>(variables: Shape, secrets: readonly (keyof Shape & string)[] = []): PlatformEnvironment<Shape> {
+  const schema = z.object(variables);
+  return {
+    variables,
+    secrets,
+    read(config) {
+      const own = Object.fromEntries(Object.keys(variables).map((name) => [name, config[name]]));
+      return parseNamed(schema, own) as z.infer<z.ZodObject<Shape>>;
+    },
+  };
+}
+
+/** `HUBSPOT_` for `hubspot`, `TOY_CRM_` for `toy-crm`: every variable of a platform starts with it. */
+export const platformEnvPrefix = (platformId: string) => `${platformId.toUpperCase().replace(/-/g, '_')}_`;
+
+/** A platform whose variables `loadConfig` validates with core's: its id and environment (a `PlatformModule`). */
+export interface ConfiguredPlatform {
+  readonly id: string;
+  readonly environment?: PlatformVariables;
+}
+
+/** Every secret name, core's and the platforms': never logged or echoed. */
+export function secretConfigNames(platforms: readonly ConfiguredPlatform[] = []): Set<string> {
+  return new Set([...SECRET_NAMES, ...platforms.flatMap((p) => p.environment?.secrets ?? [])]);
+}
+
+/** Parses, turning the first problem into a ConfigError naming its variable. */
+function parseNamed(schema: z.ZodType, input: Record<string, unknown>): unknown {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name = String(issue.path[0] ?? 'config');
+  // zod messages describe the rule, not the received value, so secrets stay out.
+  throw new ConfigError(name, issue.message);
+}
 
 /**
  * Reads configuration from the environment, with an optional JSON config file underneath (the
- * environment wins). Unknown or malformed values throw `ConfigError` naming the variable, never the
- * value of a secret.
+ * environment wins): core's names and those of `platforms` (the registered modules). Unknown or
+ * malformed values throw `ConfigError` naming the variable, never the value of a secret.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { file?: string; ignoreUnknown?: string[] } = {}): Config {
-  const known = new Set(Object.keys(ConfigSchema.shape));
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { file?: string; ignoreUnknown?: string[]; platforms?: readonly ConfiguredPlatform[] } = {},
+): Config {
+  const platforms = options.platforms ?? [];
+  const schema = ConfigSchema.extend(Object.assign({}, ...platforms.map((p) => p.environment?.variables ?? {})) as z.ZodRawShape);
+  const prefixes = [...OWN_PREFIXES, ...platforms.map((p) => platformEnvPrefix(p.id))];
+  const known = new Set(Object.keys(schema.shape));
   const ignored = new Set(options.ignoreUnknown ?? []);
   let fromFile: Record<string, unknown> = {};
   if (options.file) {
@@ -131,16 +181,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { file
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined || value === '') continue;
     if (known.has(key)) fromEnv[key] = value;
-    else if (OWN_PREFIXES.some((p) => key.startsWith(p)) && !ignored.has(key)) {
+    else if (prefixes.some((p) => key.startsWith(p)) && !ignored.has(key)) {
       throw new ConfigError(key, `unknown configuration variable (known: ${[...known].join(', ')})`);
     }
   }
-  const parsed = ConfigSchema.safeParse({ ...fromFile, ...fromEnv });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0] ?? 'config');
-    // zod messages describe the rule, not the received value, so secrets stay out.
-    throw new ConfigError(name, issue.message);
-  }
-  return parsed.data;
+  return parseNamed(schema, { ...fromFile, ...fromEnv }) as Config;
 }

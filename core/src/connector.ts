@@ -1,3 +1,4 @@
+import type { SchemaReport } from './platform-wire';
 import type { Verification } from './verification';
 
 /** The contract every platform connector implements (DESIGN.md §4). */
@@ -85,15 +86,9 @@ export interface WriteReport {
   actions?: PlannedAction[];
 }
 
-export interface SchemaReport {
-  created: string[];
-  existing: string[];
-  /** Anything the user must fix (a property of another type under our name, a limit reached). */
-  problems: string[];
-}
-
 export interface Connector {
-  readonly platform: 'hubspot' | 'mailchimp' | 'file' | (string & {});
+  /** The platform module's id (`definePlatform({ id })`): the connection's `platform`, the route segment. */
+  readonly platform: string;
   /** Create fields, groups, merge fields; idempotent; preflights the platform's limits. */
   ensureSchema(): Promise<SchemaReport>;
   pull(scope: Scope, cursor?: string): Promise<Page>;

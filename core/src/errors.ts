@@ -39,10 +39,10 @@ export class ConfigError extends VerifyHubError {
 }
 
 /**
- * Who refused: the engine or a platform. Control flow branches on the kind of an error (auth, rate
- * limit, quota) and names the source in what it tells the user, never on a connector's class name.
+ * Who refused: `'engine'`, or a platform module's id (`'toy'`). Control flow branches on the kind of an
+ * error (auth, rate limit, quota) and names the source in what it tells the user, never on a connector's class name.
  */
-export type ErrorSource = 'engine' | 'hubspot' | 'mailchimp' | (string & {});
+export type ErrorSource = string;
 
 /**
  * A key or token missing, invalid, revoked or without the rights: never retried; a run pauses on it

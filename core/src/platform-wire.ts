@@ -1,5 +1,5 @@
 /*
- * The platform shapes the dashboard reads over HTTP (GET /api/platforms). Dependency-free on purpose:
+ * The shapes the dashboard reads over HTTP (GET /api/platforms, schema reports, engine keys and usage). Dependency-free on purpose:
  * the dashboard's tsconfig maps `@verify-hub/core` to this file alone, so its `import type` of the
  * server's answers (webhooks-in/src/api-types.ts) never pulls Node code into the browser bundle.
  */
@@ -26,3 +26,14 @@ export interface PlatformCard {
   /** Where, in the platform, to paste a webhook address the hub hands out (connections with `webhookUrl`). */
   webhookHelp?: string;
 }
+
+/** What `ensureSchema` created, found, and could not do (POST /api/connections/:id/ensure-schema). */
+export interface SchemaReport {
+  created: string[];
+  existing: string[];
+  /** Anything the user must fix (a property of another type under our name, a limit reached). */
+  problems: string[];
+}
+
+// engine-keys.ts imports nothing, so the dashboard may see its types through this file.
+export type { EngineAccountUsage, EngineKeyView } from './engine-keys';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Config } from './config';
+import { platformEnvPrefix, type Config, type PlatformVariables } from './config';
 import type { ConnectionRecord, ConnectionStore, ConnectorFactory } from './connection';
 import type { Connector, ContactEvent, RawWebhookRequest } from './connector';
 import { AuthError, InputError, QuotaError, RateLimitError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from './errors';
@@ -229,6 +229,11 @@ export interface PlatformModule {
   readonly commands?: CliCommand[];
   /** Words for a paused run whose credentials were refused: "reconnect HubSpot (`verify-hub hubspot connect` ...)". */
   readonly reconnectAdvice?: string;
+  /**
+   * The environment variables it reads, all named `<ID>_...` (`platformEnvironment`): validated with
+   * core's by `loadConfig` when the module is registered, secrets kept out of messages; read with `.read(config)`.
+   */
+  readonly environment?: PlatformVariables;
 }
 
 const PLATFORM_ID = /^[a-z][a-z0-9-]{0,39}$/;
@@ -238,6 +243,10 @@ export function definePlatform<M extends PlatformModule>(module: M): M {
   if (!PLATFORM_ID.test(module.id)) throw new InputError('id', 'must be lower-case letters, digits and dashes, starting with a letter (at most 40)');
   if (!module.label?.trim()) throw new InputError('label', 'must name the platform');
   if (typeof module.connector !== 'function') throw new InputError('connector', 'must be a connector factory');
+  const prefix = platformEnvPrefix(module.id);
+  for (const name of Object.keys(module.environment?.variables ?? {})) {
+    if (!name.startsWith(prefix)) throw new InputError('environment', `${name} must start with ${prefix}`);
+  }
   return Object.freeze(module);
 }
 

@@ -46,7 +46,7 @@ export class RunPauses {
     const error = stop.error;
     const reason =
       error instanceof AuthError
-        ? authPauseReason(error, resume)
+        ? authPauseReason(error, resume, this.ctx.registry.reconnectAdvice(error.source))
         : error instanceof QuotaError
           ? `${stop.message}; resume with ${resume} after the reset or a top-up`
           : stop.message;
@@ -96,14 +96,12 @@ export function permanentAsUnrecoverable(error: unknown): unknown {
   return error;
 }
 
-const RECONNECT: Record<string, string> = {
-  hubspot: 'reconnect HubSpot (`verify-hub hubspot connect`, or Connections in the dashboard)',
-  mailchimp: 'reconnect Mailchimp (`verify-hub mailchimp connect`, or Connections in the dashboard)',
-};
-
-/** What a user must fix when a key or token is refused, naming where it lives; never the key itself. */
-function authPauseReason(error: AuthError, resume: string): string {
+/**
+ * What a user must fix when a key or token is refused, naming where it lives (the platform module's
+ * `reconnectAdvice`); never the key itself.
+ */
+function authPauseReason(error: AuthError, resume: string, reconnectAdvice: string | undefined): string {
   if (error.source === 'engine') return `the engine refused the API key: check ENGINE_API_KEY, then run ${resume}`;
-  const fix = RECONNECT[error.source] ?? `reconnect ${error.source}`;
+  const fix = reconnectAdvice ?? `reconnect ${error.source}`;
   return `${error.message}. To fix: ${fix}, then run ${resume}`;
 }

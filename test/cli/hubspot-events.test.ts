@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { loadConfig } from '@verify-hub/core';
 import { openConnectionStore } from '../../cli/src/stored-connections';
 import { cli } from './run-cli';
+import { loadHubConfig } from '../../cli/src/platforms';
 
 /** `verify-hub hubspot events <webhooks|journal> --connection`: switches where a stored connection's events come from. */
 const env = { HUB_SECRET_KEY: randomBytes(32).toString('base64'), VERIFY_HUB_REDIS_PREFIX: `test-events-${randomUUID().slice(0, 8)}`, HUBSPOT_CLIENT_ID: 'client-id', HUBSPOT_CLIENT_SECRET: 'client-secret-value' };
@@ -14,7 +14,7 @@ beforeAll(() => {
   }
 });
 afterAll(async () => {
-  const { redis, store } = openConnectionStore(loadConfig(process.env));
+  const { redis, store } = openConnectionStore(loadHubConfig(process.env));
   await store.delete('hubspot-931');
   redis.disconnect();
   for (const [name, value] of Object.entries(saved)) {
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 test('sets journal or webhooks on a stored HubSpot connection, naming a bad source or connection', async () => {
-  const { redis, store } = openConnectionStore(loadConfig(process.env));
+  const { redis, store } = openConnectionStore(loadHubConfig(process.env));
   try {
     await store.save({ id: 'hubspot-931', platform: 'hubspot', label: 'Portal 931', createdAt: new Date().toISOString(), credentials: { accessToken: 'a', refreshToken: 'r', expiresAt: Date.now() + 60_000 }, settings: { portalId: '931', rateTier: 'oauth' } });
     const journal = await cli('hubspot', 'events', 'journal', '--connection', 'hubspot-931');

@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
-import { ConfigError, createLocalLimiter, createLogger, InputError, loadConfig, SecretBox } from '@verify-hub/core';
+import { z } from 'zod';
+import { configSecret, configUrl, ConfigError, createLocalLimiter, createLogger, definePlatform, InputError, loadConfig, platformEnvironment, SecretBox, secretConfigNames } from '@verify-hub/core';
 
 describe('loadConfig', () => {
   it('applies defaults', () => {
-    expect(loadConfig({})).toMatchObject({ REDIS_URL: 'redis://127.0.0.1:6379', PORT: 8080, ENGINE_PORT: 8081, LOG_LEVEL: 'info', HUBSPOT_API_BASE: 'https://api.hubapi.com' });
+    expect(loadConfig({})).toMatchObject({ REDIS_URL: 'redis://127.0.0.1:6379', PORT: 8080, ENGINE_PORT: 8081, LOG_LEVEL: 'info' });
   });
   it('reads and coerces values', () => {
     expect(loadConfig({ ENGINE_URL: 'http://127.0.0.1:9999', PORT: '9000', PATH: '/usr/bin' })).toMatchObject({ ENGINE_URL: 'http://127.0.0.1:9999', PORT: 9000 });
@@ -24,6 +25,38 @@ describe('loadConfig', () => {
     expect((err as Error).message).not.toContain('short-secret-value');
     expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/^REDIS_URL: must be a URL/);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT: /);
+  });
+});
+
+describe("a registered platform's variables", () => {
+  const toyEnvironment = platformEnvironment({ TOY_CRM_API_KEY: configSecret.optional(), TOY_CRM_API_BASE: configUrl(['https:']).default('https://toy.example'), TOY_CRM_REGION: z.enum(['eu', 'us']).optional() }, ['TOY_CRM_API_KEY']);
+  const toy = definePlatform({ id: 'toy-crm', label: 'Toy CRM', connector: () => { throw new Error('not used'); }, environment: toyEnvironment });
+  it('are validated with core\'s, defaults applied, and read typed by the module', () => {
+    const config = loadConfig({ TOY_CRM_API_KEY: 'toy-secret', PORT: '9000' }, { platforms: [toy] });
+    expect(config).toMatchObject({ TOY_CRM_API_KEY: 'toy-secret', TOY_CRM_API_BASE: 'https://toy.example', PORT: 9000 });
+    expect(toyEnvironment.read(config)).toEqual({ TOY_CRM_API_KEY: 'toy-secret', TOY_CRM_API_BASE: 'https://toy.example' });
+    // Loaded without the module, its values are not there; reading still applies its defaults.
+    expect(loadConfig({ TOY_CRM_API_KEY: 'toy-secret' })).not.toHaveProperty('TOY_CRM_API_KEY');
+    expect(toyEnvironment.read(loadConfig({}))).toEqual({ TOY_CRM_API_BASE: 'https://toy.example' });
+  });
+  it('stop on a typo under the module\'s prefix, and name a malformed one without echoing a secret', () => {
+    expect(() => loadConfig({ TOY_CRM_APIKEY: 'x' }, { platforms: [toy] })).toThrow(/^TOY_CRM_APIKEY: unknown configuration variable/);
+    expect(() => loadConfig({ TOY_CRM_REGION: 'mars' }, { platforms: [toy] })).toThrow(/^TOY_CRM_REGION: /);
+    let err: unknown;
+    try {
+      loadConfig({ TOY_CRM_API_KEY: 'toy-secret', TOY_CRM_API_BASE: 'http://toy-secret.example' }, { platforms: [toy] });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/^TOY_CRM_API_BASE: must be a URL/);
+    expect((err as Error).message).not.toContain('toy-secret');
+  });
+  it('are secrets when the module says so, beside core\'s', () => {
+    expect([...secretConfigNames([toy])].sort()).toEqual(['ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY', 'TOY_CRM_API_KEY']);
+  });
+  it('must start with the module\'s prefix', () => {
+    expect(() => definePlatform({ id: 'toy-crm', label: 'Toy CRM', connector: toy.connector, environment: platformEnvironment({ TOY_KEY: configSecret.optional() }) })).toThrow(/TOY_KEY must start with TOY_CRM_/);
   });
 });
 

@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createLogger, loadConfig } from '@verify-hub/core';
+import { createLogger } from '@verify-hub/core';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { purgeServeRedis } from '../webhooks-in/serve-stack';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeMailchimp } from '../fakes/mailchimp';
+import { loadHubConfig } from '../../cli/src/platforms';
 
 /** Debian's chromium; E2E_CHROMIUM points elsewhere (another Chromium build) when needed. */
 export const CHROMIUM_PATH = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -84,7 +85,7 @@ export async function startStack(options: {
   process.env.HUBSPOT_API_BASE = hubspot.url;
   const uploadDir = mkdtempSync(join(tmpdir(), 'vh-e2e-'));
   const prefix = `test-e2e-${randomUUID().slice(0, 8)}`;
-  const config = loadConfig({
+  const config = loadHubConfig({
     REDIS_URL: process.env.REDIS_URL,
     ...(options.localEngine ? { ENGINE_REDIS_PREFIX: options.localEngine.engineKeyPrefix } : { ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey }),
     HUB_ADMIN_TOKEN: options.adminToken,

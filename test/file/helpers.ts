@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { normalizeEmail, suggestedAddress, toHubSpotProperties, VerificationSchema, type Connector, type Contact, type ContactResult, type Page, type Risk, type Verification, type WriteOptions } from '@verify-hub/core';
+import { normalizeEmail, suggestedAddress, verificationFieldValues, VerificationSchema, type Connector, type Contact, type ContactResult, type Page, type Risk, type Verification, type WriteOptions } from '@verify-hub/core';
 
 export const FIXTURES = join(__dirname, 'fixtures');
 
@@ -72,7 +72,7 @@ export async function readCsvFile(path: string, delimiter = ','): Promise<{ rows
 
 export const RESULT_HEADER = ['ev_risk', 'ev_score', 'ev_reason', 'ev_disposable', 'ev_role_account', 'ev_catch_all', 'ev_free_provider', 'ev_spam_trap_risk', 'ev_checked_at', 'ev_did_you_mean'];
 
-/** The result cells expected for a result: core's write-back values, then the suggested address (empty when none). */
+/** The result cells expected for a result: core's neutral field values, then the suggested address (empty when none). */
 export function expectedResultCells(v: Verification): Record<string, string> {
-  return { ...toHubSpotProperties(v), ev_did_you_mean: suggestedAddress(v) ?? '' };
+  return { ...verificationFieldValues(v), ev_did_you_mean: suggestedAddress(v) ?? '' };
 }

@@ -1,4 +1,4 @@
-import { hubspotPropertyDefinitions } from '@verify-hub/core';
+import { hubspotPropertyDefinitions } from '@verify-hub/connector-hubspot';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { connector } from './helpers';
 

@@ -1,5 +1,5 @@
-import { DEFAULT_MAILCHIMP_NAMES, type Contact, type Risk } from '@verify-hub/core';
-import { planWrites } from '@verify-hub/connector-mailchimp';
+import { DEFAULT_MAILCHIMP_NAMES, planWrites } from '@verify-hub/connector-mailchimp';
+import type { Contact, Risk } from '@verify-hub/core';
 import { verification } from './helpers';
 
 const current = (risk: Risk, score: number) => ({ EVRISK: risk, EVSCORE: score, EVDATE: '2026-11-20' });

@@ -1,4 +1,4 @@
-import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
+import { hubspotPlatform } from '@verify-hub/connector-hubspot';
 import { EngineClient } from '@verify-hub/core';
 import type { SyncWorkers } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../fakes/engine';
@@ -16,7 +16,7 @@ async function world() {
   await hubspot.start();
   const engine = new FakeEngine({ latencyMs: 5 });
   await engine.start();
-  const pipeline = platformPipeline('vhauth', { hubspot: hubspotConnectorFactory }, { chunkConcurrency: 2, verifyConcurrency: 5 });
+  const pipeline = platformPipeline('vhauth', { hubspot: hubspotPlatform }, { chunkConcurrency: 2, verifyConcurrency: 5 });
   const connection = (token: string) => ({
     id: `hubspot-${PORTAL}`, platform: 'hubspot', label: 'portal', createdAt: new Date().toISOString(),
     credentials: { accessToken: token }, settings: { apiBase: hubspot.url, requestsPerTenSeconds: 100_000 },
@@ -112,7 +112,7 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
 describe('a revoked Mailchimp key', () => {
   it('pauses the run naming Mailchimp and how to reconnect; a new key and resume complete it', async () => {
     const { FakeMailchimp } = await import('../fakes/mailchimp');
-    const { mailchimpConnectorFactory } = await import('@verify-hub/connector-mailchimp');
+    const { mailchimpPlatform } = await import('@verify-hub/connector-mailchimp');
     const oldKey = `${'a'.repeat(32)}-us1`;
     const newKey = `${'b'.repeat(32)}-us1`;
     const mailchimp = await new FakeMailchimp({ latencyMs: 1 }).start();
@@ -122,7 +122,7 @@ describe('a revoked Mailchimp key', () => {
     mailchimp.addMembers('mcl1', Array.from({ length: 4000 }, (_, i) => ({ email: `member.${i}@mc${i % 5}.example.com` })));
     const engine = new FakeEngine({ latencyMs: 5 });
     await engine.start();
-    const pipeline = platformPipeline('vhauth', { mailchimp: mailchimpConnectorFactory }, { chunkConcurrency: 1, verifyConcurrency: 5 });
+    const pipeline = platformPipeline('vhauth', { mailchimp: mailchimpPlatform }, { chunkConcurrency: 1, verifyConcurrency: 5 });
     const connection = (apiKey: string) => ({
       id: 'mailchimp-mcl1', platform: 'mailchimp', label: 'audience', createdAt: new Date().toISOString(), credentials: { apiKey },
       settings: { listId: 'mcl1', apiBase: mailchimp.apiBase, retry: { baseMs: 5, maxMs: 50 }, batchPolling: { initialMs: 10, maxMs: 50, timeoutMs: 60_000 } },

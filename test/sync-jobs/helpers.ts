@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createLogger, EngineClient, type ConnectorFactory } from '@verify-hub/core';
+import { createLogger, EngineClient, type ConnectorFactory, type PlatformModule } from '@verify-hub/core';
 import { ConnectorRegistry, SyncPipeline, type RunRecord, type RunStatus, type SyncPipelineOptions } from '@verify-hub/sync-jobs';
 import { FakeEngine, type FakeEngineOptions } from '../fakes/engine';
 import { FakeSource, type FakeSourceOptions } from '../fakes/source';
@@ -42,9 +42,13 @@ export async function setup(sourceOptions: FakeSourceOptions, engineOptions: Fak
  * A pipeline over real platform connectors (their fakes on loopback), under a unique prefix `<name>-…`
  * with a secret key of its own (stored connections are sealed with it); `options` add to or override.
  */
-export function platformPipeline(name: string, connectors: Record<string, ConnectorFactory>, options: Partial<SyncPipelineOptions> = {}): SyncPipeline {
+/** `connectors` by platform id: a bare factory, or the platform's module (its reconnect advice too). */
+export function platformPipeline(name: string, connectors: Record<string, ConnectorFactory | PlatformModule>, options: Partial<SyncPipelineOptions> = {}): SyncPipeline {
   const registry = new ConnectorRegistry();
-  for (const [platform, factory] of Object.entries(connectors)) registry.register(platform, factory);
+  for (const [platform, source] of Object.entries(connectors)) {
+    if (typeof source === 'function') registry.register(platform, source);
+    else registry.registerModule(source);
+  }
   return new SyncPipeline({
     redisUrl: process.env.REDIS_URL,
     prefix: `${name}-${randomUUID().slice(0, 8)}`,

@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { EngineAuthError, createLocalLimiter, loadConfig, type ConnectionRecord } from '@verify-hub/core';
+import { EngineAuthError, createLocalLimiter, type ConnectionRecord } from '@verify-hub/core';
 import { mailchimpConnectorFactory, parseWebhook } from '@verify-hub/connector-mailchimp';
 import { HubSpotApiError } from '@verify-hub/connector-hubspot';
 import { hubspotSetup } from '@verify-hub/connector-hubspot';
-import { platformCatalog, platformSetups } from '../../cli/src/platforms';
+import { loadHubConfig, platformCatalog, platformSetups } from '../../cli/src/platforms';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeMailchimp } from '../fakes/mailchimp';
 import { createHarness, bearer, type Harness } from './harness';
@@ -30,7 +30,7 @@ describe('dashboard API: connections', () => {
     mailchimp = await new FakeMailchimp().start();
     mailchimp.addAccount(MAILCHIMP_KEY, { dc: 'us4' });
     mailchimp.addList(MAILCHIMP_KEY, 'aud1');
-    const config = loadConfig({
+    const config = loadHubConfig({
       HUBSPOT_API_BASE: hubspot.url,
       HUBSPOT_CLIENT_ID: hubspot.oauth.clientId,
       HUBSPOT_CLIENT_SECRET: hubspot.oauth.clientSecret,
@@ -298,7 +298,7 @@ describe('dashboard API: connections', () => {
       expect(badList.body.field).toBe('query.listId');
       expect((await request(h.hub.app).get('/api/oauth/hubspot/start')).status).toBe(401);
 
-      const keysOnly = await createHarness({ catalog: platformCatalog(), platforms: { hubspot: hubspotSetup(loadConfig({ HUBSPOT_API_BASE: hubspot.url })) }, connections: new MemoryConnectionStore(), publicUrl: 'https://hub.example.com/' });
+      const keysOnly = await createHarness({ catalog: platformCatalog(), platforms: { hubspot: hubspotSetup(loadHubConfig({ HUBSPOT_API_BASE: hubspot.url })) }, connections: new MemoryConnectionStore(), publicUrl: 'https://hub.example.com/' });
       try {
         const none = await request(keysOnly.hub.app).get('/api/oauth/hubspot/start').set(bearer);
         expect(none.status).toBe(404);
@@ -314,7 +314,7 @@ describe('dashboard API: connections', () => {
 
     it('connects a Mailchimp audience through OAuth end to end, and hands out its webhook URL on request (a new secret each time)', async () => {
       const store = new MemoryConnectionStore();
-      const config = loadConfig({ MAILCHIMP_CLIENT_ID: 'mc-oauth-client', MAILCHIMP_CLIENT_SECRET: 'mc-oauth-secret', MAILCHIMP_LOGIN_BASE: mailchimp.loginBase });
+      const config = loadHubConfig({ MAILCHIMP_CLIENT_ID: 'mc-oauth-client', MAILCHIMP_CLIENT_SECRET: 'mc-oauth-secret', MAILCHIMP_LOGIN_BASE: mailchimp.loginBase });
       const hub = await createHarness({ catalog: platformCatalog(), connections: store, platforms: platformSetups(config), publicUrl: 'https://hub.example.com/' });
       try {
         const started = await request(hub.hub.app).get('/api/oauth/mailchimp/start?listId=aud1').set(bearer);
@@ -366,7 +366,7 @@ describe('dashboard API: connections', () => {
     });
 
     it('uses HUB_PUBLIC_URL for the redirect URI when set', async () => {
-      const behindProxy = await createHarness({ catalog: platformCatalog(), platforms: platformSetups(loadConfig({ HUBSPOT_API_BASE: hubspot.url, HUBSPOT_CLIENT_ID: 'id', HUBSPOT_CLIENT_SECRET: 'secret' })), connections: new MemoryConnectionStore(), publicUrl: 'https://hub.example.com/' });
+      const behindProxy = await createHarness({ catalog: platformCatalog(), platforms: platformSetups(loadHubConfig({ HUBSPOT_API_BASE: hubspot.url, HUBSPOT_CLIENT_ID: 'id', HUBSPOT_CLIENT_SECRET: 'secret' })), connections: new MemoryConnectionStore(), publicUrl: 'https://hub.example.com/' });
       try {
         const res = await request(behindProxy.hub.app).get('/api/oauth/hubspot/start').set(bearer);
         expect(new URL(res.headers.location!).searchParams.get('redirect_uri')).toBe('https://hub.example.com/oauth/hubspot/callback');

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { loadConfig } from '@verify-hub/core';
 import { KeyStore, LAST_USED_PRECISION_MS, LocalEngine, startEngineServer, type EngineServer } from '@verify-hub/engine';
 import { engineKeysFromConfig, keyAdmin } from '../../cli/src/engine-keys-from-config';
 import { bearer, createHarness, until, type Harness } from './harness';
+import { loadHubConfig } from '../../cli/src/platforms';
 
 /**
  * The dashboard's API keys page over the engine's real key store, against a real engine server on the
@@ -111,7 +111,7 @@ describe('which engine keys the hub manages (serve wiring)', () => {
     if (keys.length) await h.redis.del(...keys);
     await h.close();
   });
-  const config = (env: Record<string, string>) => loadConfig({ ENGINE_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', ...env });
+  const config = (env: Record<string, string>) => loadHubConfig({ ENGINE_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', ...env });
 
   it("the local engine's keys; a self-hosted engine's when its key is in this Redis; else where they are managed", async () => {
     const local = await engineKeysFromConfig(config({}), h.redis);

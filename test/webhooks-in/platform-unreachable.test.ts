@@ -1,9 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import request from 'supertest';
-import { PlatformUnreachableError, createLocalLimiter, loadConfig, networkFailure, type ConnectionRecord } from '@verify-hub/core';
+import { PlatformUnreachableError, createLocalLimiter, networkFailure, type ConnectionRecord } from '@verify-hub/core';
 import { HubSpotConnector, HubSpotUnreachableError } from '@verify-hub/connector-hubspot';
 import { MailchimpConnector, MailchimpUnavailableError, MailchimpUnreachableError } from '@verify-hub/connector-mailchimp';
-import { platformCatalog, platformSetups } from '../../cli/src/platforms';
+import { platformCatalog, platformSetups, loadHubConfig } from '../../cli/src/platforms';
 import { cli } from '../cli/run-cli';
 import { FakeOperations } from './dashboard-fakes';
 import { MemoryConnectionStore } from './file-cleaning';
@@ -84,7 +84,7 @@ describe('a platform that cannot be reached', () => {
     beforeAll(async () => {
       connections = new MemoryConnectionStore();
       operations = new FakeOperations(connections);
-      h = await createHarness({ catalog: platformCatalog(), connections, operations, platforms: platformSetups(loadConfig({ HUBSPOT_API_BASE: closedBase })) });
+      h = await createHarness({ catalog: platformCatalog(), connections, operations, platforms: platformSetups(loadHubConfig({ HUBSPOT_API_BASE: closedBase })) });
     });
     afterAll(async () => {
       await h.close();

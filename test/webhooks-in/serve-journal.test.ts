@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, loadConfig } from '@verify-hub/core';
+import { createLogger } from '@verify-hub/core';
 import { hubspotPlatform, journalTask } from '@verify-hub/connector-hubspot';
 import { pipelineHost } from '../../cli/src/pipeline-host';
-import { platformContext } from '../../cli/src/platforms';
+import { platformContext, loadHubConfig } from '../../cli/src/platforms';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { privateConnection } from '../hubspot/helpers';
 import { startServeStack, until, type ServeStack } from './serve-stack';
@@ -38,7 +38,7 @@ describe('HubSpot events from the webhooks journal through verify-hub serve', ()
     hubspot.journal.publish(PORTAL, ids.slice(0, 3).map((id, i) => hubspot.journal.contactCreated(PORTAL, id, emails[i]!)));
     hubspot.journal.publish(PORTAL, ids.slice(3).map((id, i) => hubspot.journal.contactCreated(PORTAL, id, emails[3 + i]!)));
 
-    const config = loadConfig({ HUBSPOT_CLIENT_ID: hubspot.oauth.clientId, HUBSPOT_CLIENT_SECRET: hubspot.oauth.clientSecret, HUBSPOT_API_BASE: hubspot.url, LOG_LEVEL: 'silent' });
+    const config = loadHubConfig({ HUBSPOT_CLIENT_ID: hubspot.oauth.clientId, HUBSPOT_CLIENT_SECRET: hubspot.oauth.clientSecret, HUBSPOT_API_BASE: hubspot.url, LOG_LEVEL: 'silent' });
     // The HubSpot module's task as serve and worker start it, polling faster.
     const logger = createLogger({ level: 'silent' });
     const pipeline = stack.hub.pipeline;

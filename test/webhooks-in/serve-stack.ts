@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { createLogger, loadConfig } from '@verify-hub/core';
+import { createLogger } from '@verify-hub/core';
 import { SyncPipeline } from '@verify-hub/sync-jobs';
 import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
+import { loadHubConfig } from '../../cli/src/platforms';
 
 export interface ServeStack {
   hub: RunningHub;
@@ -27,7 +28,7 @@ export async function startServeStack(name: string, adminToken: string, env: Rec
   await engine.start();
   const uploadDir = mkdtempSync(join(tmpdir(), `vh-${name}-`));
   const prefix = `test-${name}-${randomUUID().slice(0, 8)}`;
-  const config = loadConfig({
+  const config = loadHubConfig({
     REDIS_URL: process.env.REDIS_URL,
     ENGINE_URL: engine.url,
     ENGINE_API_KEY: engine.apiKey,

@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { loadConfig } from '@verify-hub/core';
 import { createRedis, queuePrefix } from '@verify-hub/sync-jobs';
 import { startServe } from '../../cli/src/commands/serve';
 import { webhookIngestQueueName } from '../../cli/src/webhook-forwarding';
 import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
 import { purgeServeRedis, until } from './serve-stack';
+import { loadHubConfig } from '../../cli/src/platforms';
 
 /**
  * An HTTP-only hub (`serve --no-workers`) stores accepted webhook deliveries and forwards none itself
@@ -32,7 +32,7 @@ it('a worker process forwards the events an HTTP-only hub acknowledged; the hub 
     REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40),
     HUBSPOT_CLIENT_SECRET: SECRET, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent',
   };
-  const hub = await startServe(loadConfig({ ...env, HUB_ADMIN_TOKEN: `admin-${randomUUID()}` }), { port: 0, host: '127.0.0.1', workers: false, logger: silentLogger });
+  const hub = await startServe(loadHubConfig({ ...env, HUB_ADMIN_TOKEN: `admin-${randomUUID()}` }), { port: 0, host: '127.0.0.1', workers: false, logger: silentLogger });
   const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const ingest = new Queue(webhookIngestQueueName(prefix), { connection: redis, prefix: queuePrefix('bull', redis.isCluster) });
   let worker: ReturnType<typeof spawn> | undefined;

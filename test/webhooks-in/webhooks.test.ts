@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { hubspotPlatform } from '@verify-hub/connector-hubspot';
 import { mailchimpPlatform } from '@verify-hub/connector-mailchimp';
-import { createLogger, loadConfig, type PlatformContext } from '@verify-hub/core';
+import { createLogger, type PlatformContext } from '@verify-hub/core';
 import { createHarness, drained, until, type Harness } from './harness';
+import { loadHubConfig } from '../../cli/src/platforms';
 
 const APP_SECRET = 'hubspot-app-client-secret';
 const PUBLIC_URL = 'https://hub.example.com';
@@ -13,7 +14,7 @@ const MC_SECRET = 'mc-url-secret-abcdefghijklmnop';
 function moduleContext(env: Record<string, string>): PlatformContext {
   const mailchimpConnection = { id: 'mailchimp-us1-42', platform: 'mailchimp', label: 'x', createdAt: '', credentials: { webhookSecret: MC_SECRET } };
   return {
-    config: loadConfig(env),
+    config: loadHubConfig(env),
     logger: createLogger({ level: 'silent' }),
     openConnector: () => Promise.reject(new Error('not used')),
     connections: {

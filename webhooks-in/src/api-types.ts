@@ -1,7 +1,7 @@
 import type { KeyField, PlatformCard } from '@verify-hub/core';
 
 /*
- * The admin API's connection and platform answers: the one definition, used by the routes and
+ * The admin API's connection and platform answers (and core's wire shapes it re-exports): the one definition, used by the routes and
  * imported by the dashboard with `import type` (esbuild erases it). It imports nothing but core's
  * dependency-free wire types (core/src/platform-wire.ts), so it type-checks in the browser's tsconfig too.
  */
@@ -66,4 +66,4 @@ export interface ConnectionSaved {
   /** A webhook address holding a secret (Mailchimp's): shown this once. */
   webhookUrl?: string;
 }
-export type { KeyField, PlatformCard } from '@verify-hub/core';
+export type { EngineAccountUsage, EngineKeyView, KeyField, PlatformCard, SchemaReport } from '@verify-hub/core';

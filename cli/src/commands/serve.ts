@@ -18,10 +18,10 @@ export function register(program: Command): void {
     .option('--host <address>', 'address to listen on (default: HUB_HOST, 0.0.0.0)')
     .option('--no-workers', 'serve HTTP only; run workers elsewhere with `verify-hub worker`')
     .action(async (opts: { port?: number; host?: string; workers: boolean }) => {
-      const { loadConfig } = await import('@verify-hub/core');
+      const { loadHubConfig } = await import('../platforms');
       const { dashboardUrl } = await import('../serve-hub');
       const { untilSignal } = await import('../until-signal');
-      const config = loadConfig(process.env);
+      const config = loadHubConfig(process.env);
       const running = await startServe(config, { port: opts.port, host: opts.host, workers: opts.workers });
       // For the person who started it: on stderr, so stdout stays one JSON log line per event for log collectors.
       console.error(`verify-hub is running: open ${dashboardUrl(running.url, config.HUB_PUBLIC_URL)}`);

@@ -31,9 +31,10 @@ interface WorkerOptions {
 }
 
 async function worker(options: WorkerOptions): Promise<number> {
-  const { createLogger, loadConfig } = await import('@verify-hub/core');
+  const { createLogger } = await import('@verify-hub/core');
   const { pipelineFromConfig } = await import('../pipeline-from-config');
-  const config = loadConfig();
+  const { loadHubConfig } = await import('../platforms');
+  const config = loadHubConfig();
   if (options.concurrency) config.VERIFY_HUB_WORKER_CONCURRENCY = options.concurrency;
   const { pipeline, engineLabel } = await pipelineFromConfig({ withEngine: true, config });
   const workers = pipeline.startWorkers();

@@ -1,10 +1,10 @@
-import { DEFAULT_HUBSPOT_PROPERTY_NAMES, suggestedAddress, toHubSpotProperties, type HubSpotPropertyNames, type Verification } from '@verify-hub/core';
+import { DEFAULT_VERIFICATION_FIELD_NAMES, suggestedAddress, verificationFieldValues, type Verification, type VerificationFieldNames } from '@verify-hub/core';
 
 /**
- * The result columns added to a cleaned file, in output order. Names and values come from core's
- * write-back mapping (the same `ev_*` names and formats HubSpot gets), so a file and a CRM agree.
+ * The result columns added to a cleaned file, in output order. Names and values are core's neutral
+ * verification fields (the same `ev_*` names and text a CRM's properties get), so a file and a CRM agree.
  */
-const RESULT_FIELDS: readonly (keyof HubSpotPropertyNames)[] = [
+const RESULT_FIELDS: readonly (keyof VerificationFieldNames)[] = [
   'risk',
   'score',
   'reason',
@@ -23,11 +23,11 @@ const RESULT_FIELDS: readonly (keyof HubSpotPropertyNames)[] = [
  */
 export const DID_YOU_MEAN_COLUMN = 'ev_did_you_mean';
 
-export const RESULT_COLUMNS: readonly string[] = [...RESULT_FIELDS.map((field) => DEFAULT_HUBSPOT_PROPERTY_NAMES[field]), DID_YOU_MEAN_COLUMN];
+export const RESULT_COLUMNS: readonly string[] = [...RESULT_FIELDS.map((field) => DEFAULT_VERIFICATION_FIELD_NAMES[field]), DID_YOU_MEAN_COLUMN];
 
 /** The result cells of a row, in `RESULT_COLUMNS` order. */
 export function resultCells(verification: Verification): string[] {
-  const values: Record<string, string | null | undefined> = { ...toHubSpotProperties(verification), [DID_YOU_MEAN_COLUMN]: suggestedAddress(verification) };
+  const values: Record<string, string | null | undefined> = { ...verificationFieldValues(verification), [DID_YOU_MEAN_COLUMN]: suggestedAddress(verification) };
   return RESULT_COLUMNS.map((name) => values[name] ?? '');
 }
 

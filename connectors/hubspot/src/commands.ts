@@ -1,4 +1,5 @@
 import { ConfigError, InputError, createLocalLimiter, type CliCommand, type Config, type SchemaReport } from '@verify-hub/core';
+import { hubspotEnvironment } from './environment';
 import { HubSpotConnector } from './connector';
 import { hubspotInstallUrl, privateAppConnection } from './oauth';
 import { RATE_TIERS, type RateTier } from './settings';
@@ -25,12 +26,13 @@ const setup: CliCommand = {
   options: [{ flags: '--connection <id>', description: 'a stored connection (hubspot-<portalId>); default: HUBSPOT_ACCESS_TOKEN' }],
   async run(_args, options, context) {
     const { config, openConnector } = await context();
+    const env = hubspotEnvironment.read(config);
     let report: SchemaReport;
     if (typeof options.connection === 'string') {
       report = await (await openConnector(options.connection)).ensureSchema();
     } else {
-      if (!config.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required (a private app token), or pass --connection <id> of a stored connection');
-      const record = await privateAppConnection({ accessToken: config.HUBSPOT_ACCESS_TOKEN, apiBase: config.HUBSPOT_API_BASE });
+      if (!env.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required (a private app token), or pass --connection <id> of a stored connection');
+      const record = await privateAppConnection({ accessToken: env.HUBSPOT_ACCESS_TOKEN, apiBase: env.HUBSPOT_API_BASE });
       console.log(`HubSpot portal ${String(record.settings?.portalId)}`);
       // Standalone: an in-process limiter, nothing to save.
       report = await new HubSpotConnector(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined }, { env: process.env }).ensureSchema();
@@ -49,21 +51,23 @@ const connect: CliCommand = {
   ],
   async run(_args, options, context) {
     const { config, connections } = await context();
+    const env = hubspotEnvironment.read(config);
     const tier = options.tier as string | undefined;
     if (tier && !(tier in RATE_TIERS)) throw new ConfigError('--tier', `must be one of ${Object.keys(RATE_TIERS).join(', ')}`);
-    if (!config.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required: the private app token to store');
+    if (!env.HUBSPOT_ACCESS_TOKEN) throw new ConfigError('HUBSPOT_ACCESS_TOKEN', 'is required: the private app token to store');
     // The same function the dashboard's connection form uses.
-    const record = await hubspotTokenConnection(config, { accessToken: config.HUBSPOT_ACCESS_TOKEN, label: options.label as string | undefined, rateTier: tier as RateTier | undefined });
+    const record = await hubspotTokenConnection(config, { accessToken: env.HUBSPOT_ACCESS_TOKEN, label: options.label as string | undefined, rateTier: tier as RateTier | undefined });
     await connections!.save(record);
     console.log(`stored connection ${record.id} (${record.label}); then: verify-hub hubspot setup --connection ${record.id}`);
   },
 };
 
 function definitions(config: Config, appIdOption: unknown) {
-  const appId = typeof appIdOption === 'string' ? appIdOption : config.HUBSPOT_APP_ID;
+  const env = hubspotEnvironment.read(config);
+  const appId = typeof appIdOption === 'string' ? appIdOption : env.HUBSPOT_APP_ID;
   if (!appId || !/^\d+$/.test(appId)) throw new ConfigError(typeof appIdOption === 'string' ? '--app-id' : 'HUBSPOT_APP_ID', 'is required: the numeric id of the public app');
-  if (!config.HUBSPOT_DEVELOPER_API_KEY) throw new ConfigError('HUBSPOT_DEVELOPER_API_KEY', 'is required: the developer account API key (definitions API)');
-  return { appId: Number(appId), api: actionDefinitionsApi({ basePath: config.HUBSPOT_API_BASE, developerApiKey: config.HUBSPOT_DEVELOPER_API_KEY }) };
+  if (!env.HUBSPOT_DEVELOPER_API_KEY) throw new ConfigError('HUBSPOT_DEVELOPER_API_KEY', 'is required: the developer account API key (definitions API)');
+  return { appId: Number(appId), api: actionDefinitionsApi({ basePath: env.HUBSPOT_API_BASE, developerApiKey: env.HUBSPOT_DEVELOPER_API_KEY }) };
 }
 
 const appIdOption = { flags: '--app-id <id>', description: 'the public app id (default HUBSPOT_APP_ID)' };
@@ -122,8 +126,9 @@ const installUrl: CliCommand = {
   ],
   async run(_args, options, context) {
     const { config } = await context();
-    if (!config.HUBSPOT_CLIENT_ID) throw new ConfigError('HUBSPOT_CLIENT_ID', 'is required for the install URL');
-    console.log(hubspotInstallUrl({ clientId: config.HUBSPOT_CLIENT_ID, redirectUri: String(options.redirectUri), state: options.state as string | undefined }));
+    const env = hubspotEnvironment.read(config);
+    if (!env.HUBSPOT_CLIENT_ID) throw new ConfigError('HUBSPOT_CLIENT_ID', 'is required for the install URL');
+    console.log(hubspotInstallUrl({ clientId: env.HUBSPOT_CLIENT_ID, redirectUri: String(options.redirectUri), state: options.state as string | undefined }));
   },
 };
 
@@ -136,8 +141,9 @@ const events: CliCommand = {
   async run([source], options, context) {
     if (!(EVENT_SOURCES as readonly string[]).includes(source)) throw new InputError('source', `must be one of ${EVENT_SOURCES.join(', ')}`);
     const { config, connections } = await context();
-    if (source === 'journal' && (!config.HUBSPOT_CLIENT_ID || !config.HUBSPOT_CLIENT_SECRET)) {
-      throw new ConfigError(config.HUBSPOT_CLIENT_ID ? 'HUBSPOT_CLIENT_SECRET' : 'HUBSPOT_CLIENT_ID', "is needed to read the webhooks journal (the public app's client credentials)");
+    const env = hubspotEnvironment.read(config);
+    if (source === 'journal' && (!env.HUBSPOT_CLIENT_ID || !env.HUBSPOT_CLIENT_SECRET)) {
+      throw new ConfigError(env.HUBSPOT_CLIENT_ID ? 'HUBSPOT_CLIENT_SECRET' : 'HUBSPOT_CLIENT_ID', "is needed to read the webhooks journal (the public app's client credentials)");
     }
     const id = String(options.connection);
     const connection = await connections?.get(id);

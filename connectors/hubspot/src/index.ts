@@ -13,6 +13,8 @@ export {
   type ActionCall, type ActionOutputFields, type AnswerActionCall,
 } from './workflow-action';
 export * from './platform';
+export * from './environment';
+export * from './property-mapping';
 export { HubSpotJournal, JournalOffsetExpiredError, parseJournalFile, JOURNAL_PATH, JOURNAL_SCOPE, type JournalEntry, type HubSpotJournalOptions } from './journal';
 export { journalTask } from './journal-task';
 export { CARD_ACTIONS, cardRoute, cardVerdicts, PortalNotConnectedError, cardView, hubspotCardReceiver, parseCardRequest, type CardAction, type CardCheck, type CardRequest, type CardVerdicts, type CardView } from './card';

@@ -1,4 +1,5 @@
 import type { BackgroundTask, PlatformContext, PlatformHost } from '@verify-hub/core';
+import { hubspotEnvironment } from './environment';
 import { HubSpotJournal } from './journal';
 
 /** How often the stored connections are looked through for journal ones added or removed. */
@@ -12,6 +13,7 @@ const RESCAN_MS = 60_000;
  */
 export function journalTask(context: PlatformContext, host: PlatformHost, options: { rescanMs?: number } = {}): BackgroundTask & { reading(): string[] } {
   const { config, connections, logger } = context;
+  const env = hubspotEnvironment.read(config);
   const readers = new Map<string, { close(): Promise<void> }>();
   let warned = false;
   let timer: NodeJS.Timeout | undefined;
@@ -19,7 +21,7 @@ export function journalTask(context: PlatformContext, host: PlatformHost, option
 
   const rescan = async () => {
     const wanted = (await connections?.list('hubspot'))?.filter((c) => c.settings?.events === 'journal') ?? [];
-    if (wanted.length && (!config.HUBSPOT_CLIENT_ID || !config.HUBSPOT_CLIENT_SECRET)) {
+    if (wanted.length && (!env.HUBSPOT_CLIENT_ID || !env.HUBSPOT_CLIENT_SECRET)) {
       if (!warned) logger.error('HubSpot connections are set to read the webhooks journal, but HUBSPOT_CLIENT_ID or HUBSPOT_CLIENT_SECRET is not set: no events are read');
       warned = true;
       return;
@@ -27,10 +29,10 @@ export function journalTask(context: PlatformContext, host: PlatformHost, option
     for (const connection of wanted) {
       if (readers.has(connection.id)) continue;
       const portalId = String(connection.settings?.portalId ?? /^hubspot-(\d+)$/.exec(connection.id)?.[1] ?? '');
-      const apiBase = String(connection.settings?.apiBase ?? config.HUBSPOT_API_BASE).replace(/\/+$/, '');
+      const apiBase = String(connection.settings?.apiBase ?? env.HUBSPOT_API_BASE).replace(/\/+$/, '');
       const reader = host.journalReader({
         connectionId: connection.id,
-        journal: new HubSpotJournal({ portalId, clientId: config.HUBSPOT_CLIENT_ID!, clientSecret: config.HUBSPOT_CLIENT_SECRET!, apiBase }),
+        journal: new HubSpotJournal({ portalId, clientId: env.HUBSPOT_CLIENT_ID!, clientSecret: env.HUBSPOT_CLIENT_SECRET!, apiBase }),
         onUninstalled: () => host.disconnectUninstalled(connection.id),
       });
       readers.set(connection.id, reader);

@@ -1,4 +1,6 @@
-import { DEFAULT_HUBSPOT_PROPERTY_NAMES, definePlatform, toHubSpotProperties, type WebhookReceiver } from '@verify-hub/core';
+import { definePlatform, type WebhookReceiver } from '@verify-hub/core';
+import { hubspotEnvironment } from './environment';
+import { DEFAULT_HUBSPOT_PROPERTY_NAMES, toHubSpotProperties } from './property-mapping';
 import { cardRoute, cardVerdicts } from './card';
 import { hubspotCommands } from './commands';
 import { journalTask } from './journal-task';
@@ -37,20 +39,28 @@ export const hubspotPlatform = definePlatform({
     ],
     defaultScope: 'all',
   },
+  environment: hubspotEnvironment,
   reconnectAdvice: 'reconnect HubSpot (`verify-hub hubspot connect`, or Connections in the dashboard)',
   setup: ({ config }) => hubspotSetup(config),
   commands: hubspotCommands,
   webhook: ({ config, logger }) => {
-    if (config.HUBSPOT_CLIENT_SECRET) return { receiver: hubspotReceiver(config.HUBSPOT_CLIENT_SECRET) };
+    const { HUBSPOT_CLIENT_SECRET: clientSecret } = hubspotEnvironment.read(config);
+    if (clientSecret) return { receiver: hubspotReceiver(clientSecret) };
     logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
     return undefined;
   },
   // The contact card (hubspot-project/) asks the hub at POST /platforms/hubspot/cards/:action.
-  routes: ({ config, connections, host }) => (config.HUBSPOT_CLIENT_SECRET && host ? [cardRoute(config.HUBSPOT_CLIENT_SECRET, cardVerdicts(host, connections))] : []),
+  routes: ({ config, connections, host }) => {
+    const { HUBSPOT_CLIENT_SECRET: clientSecret } = hubspotEnvironment.read(config);
+    return clientSecret && host ? [cardRoute(clientSecret, cardVerdicts(host, connections))] : [];
+  },
   // Connections set to `events: journal` read the portal's webhooks journal (no public URL needed).
   tasks: (context) => (context.host ? [journalTask(context, context.host)] : []),
   workflowAction: {
-    receiver: ({ config }, answer) => (config.HUBSPOT_CLIENT_SECRET ? hubspotActionReceiver(config.HUBSPOT_CLIENT_SECRET, answer) : undefined),
+    receiver: ({ config }, answer) => {
+      const { HUBSPOT_CLIENT_SECRET: clientSecret } = hubspotEnvironment.read(config);
+      return clientSecret ? hubspotActionReceiver(clientSecret, answer) : undefined;
+    },
     complete: async (connector, callbackId, result) => {
       if (!(connector instanceof HubSpotConnector)) throw new Error('a HubSpot workflow action completes through the HubSpot connector');
       await connector.completeAction(callbackId, actionOutputs(result));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { hubspotPropertyDefinitions, type HubSpotPropertyDefinition, type SchemaReport } from '@verify-hub/core';
+import type { SchemaReport } from '@verify-hub/core';
+import { hubspotPropertyDefinitions, type HubSpotPropertyDefinition } from './property-mapping';
 import { HubSpotApiError, HubSpotAuthError } from './errors';
 import type { HubSpotApis } from './client';
 import type { RequestRunner } from './request-runner';

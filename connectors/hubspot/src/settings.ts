@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_HUBSPOT_GROUP, DEFAULT_HUBSPOT_PROPERTY_NAMES, InputError, type ConnectionRecord, type HubSpotPropertyNames } from '@verify-hub/core';
+import { InputError, type ConnectionRecord } from '@verify-hub/core';
+import { DEFAULT_HUBSPOT_GROUP, DEFAULT_HUBSPOT_PROPERTY_NAMES, type HubSpotPropertyNames } from './property-mapping';
 
 /** A private app's token, or an OAuth install's tokens (`expiresAt` epoch ms). */
 export const HubSpotCredentialsSchema = z.object({

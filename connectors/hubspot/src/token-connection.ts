@@ -1,17 +1,19 @@
 import { PlatformRejectedError, type Config, type ConnectionRecord, type PlatformSetup } from '@verify-hub/core';
+import { hubspotEnvironment } from './environment';
 import { HubSpotAuthError } from './errors';
 import { exchangeHubSpotCode, hubspotInstallUrl, privateAppConnection } from './oauth';
 import { DEFAULT_API_BASE, type RateTier } from './settings';
 
 /** The platform's default API base is not stored, so a connection follows HUBSPOT_API_BASE if it is set later. */
 function hubspotApiBase(config: Config): string | undefined {
-  return config.HUBSPOT_API_BASE && config.HUBSPOT_API_BASE !== DEFAULT_API_BASE ? config.HUBSPOT_API_BASE : undefined;
+  const { HUBSPOT_API_BASE: apiBase } = hubspotEnvironment.read(config);
+  return apiBase !== DEFAULT_API_BASE ? apiBase : undefined;
 }
 
 /** A HubSpot private app's token as connection `hubspot-<portalId>` (the portal read with the token). */
 export async function hubspotTokenConnection(config: Config, input: { accessToken: string; label?: string; rateTier?: RateTier }): Promise<ConnectionRecord> {
   try {
-    const record = await privateAppConnection({ accessToken: input.accessToken, apiBase: config.HUBSPOT_API_BASE, label: input.label, rateTier: input.rateTier });
+    const record = await privateAppConnection({ accessToken: input.accessToken, apiBase: hubspotEnvironment.read(config).HUBSPOT_API_BASE, label: input.label, rateTier: input.rateTier });
     if (record.settings?.apiBase === DEFAULT_API_BASE) delete record.settings.apiBase;
     return record;
   } catch (error) {
@@ -35,7 +37,7 @@ export function hubspotSetup(config: Config): PlatformSetup {
     ],
     connectWithKey: async (input) => ({ record: await hubspotTokenConnection(config, { accessToken: input.accessToken!, label: input.label }) }),
   };
-  const { HUBSPOT_CLIENT_ID: clientId, HUBSPOT_CLIENT_SECRET: clientSecret } = config;
+  const { HUBSPOT_CLIENT_ID: clientId, HUBSPOT_CLIENT_SECRET: clientSecret } = hubspotEnvironment.read(config);
   if (clientId && clientSecret) {
     setup.oauth = {
       authorizeUrl: (state, redirectUri) => hubspotInstallUrl({ clientId, redirectUri, state }),

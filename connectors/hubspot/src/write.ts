@@ -1,6 +1,7 @@
-import { changedValues, toHubSpotProperties, type ContactResult, type PlannedAction, type WriteFailure, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { changedValues, type ContactResult, type PlannedAction, type WriteFailure, type WriteOptions, type WriteReport } from '@verify-hub/core';
 import { HubSpotApiError, HubSpotPartialRetryError } from './errors';
 import { BATCH_MAX } from './pull';
+import { toHubSpotProperties } from './property-mapping';
 import type { HubSpotApis } from './client';
 import type { RequestRunner } from './request-runner';
 import type { ResolvedSettings } from './settings';

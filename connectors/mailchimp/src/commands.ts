@@ -1,4 +1,5 @@
 import { ConfigError, createLocalLimiter, type CliCommand, type ConnectionRecord } from '@verify-hub/core';
+import { mailchimpEnvironment } from './environment';
 import { MailchimpConnector } from './connector';
 import { mailchimpKeyConnection } from './key-connection';
 import { webhookPath } from './webhook';
@@ -22,11 +23,12 @@ const connect: CliCommand = {
   options: [listOption, { flags: '--label <text>', description: 'a name to show for the connection' }],
   async run(_args, options, context) {
     const { config, connections } = await context();
+    const env = mailchimpEnvironment.read(config);
     const list = String(options.list);
-    if (!config.MAILCHIMP_API_KEY) throw new ConfigError('MAILCHIMP_API_KEY', 'is required: the API key to store');
+    if (!env.MAILCHIMP_API_KEY) throw new ConfigError('MAILCHIMP_API_KEY', 'is required: the API key to store');
     if (!/^[A-Za-z0-9]+$/.test(list)) throw new ConfigError('--list', 'must be an audience id (letters and digits)');
     // The same function the dashboard's connection form uses: checks the key and audience, makes the webhook secret.
-    const { record, webhookSecret } = await mailchimpKeyConnection(config, { apiKey: config.MAILCHIMP_API_KEY, listId: list, label: options.label as string | undefined });
+    const { record, webhookSecret } = await mailchimpKeyConnection(config, { apiKey: env.MAILCHIMP_API_KEY, listId: list, label: options.label as string | undefined });
     await connections!.save(record);
     const base = (config.HUB_PUBLIC_URL ?? `http://<your hub>:${config.PORT}`).replace(/\/+$/, '');
     console.log(`stored connection ${record.id} (${record.label})`);
@@ -41,15 +43,16 @@ const setup: CliCommand = {
   options: [listOption, { flags: '--json', description: 'print the report as JSON' }],
   async run(_args, options, context) {
     const { config } = await context();
+    const env = mailchimpEnvironment.read(config);
     const list = String(options.list);
-    if (!config.MAILCHIMP_API_KEY) throw new ConfigError('MAILCHIMP_API_KEY', 'is required (Account > Extras > API keys; it ends with the data center, like -us21)');
+    if (!env.MAILCHIMP_API_KEY) throw new ConfigError('MAILCHIMP_API_KEY', 'is required (Account > Extras > API keys; it ends with the data center, like -us21)');
     const connection: ConnectionRecord = {
       id: 'mailchimp-cli',
       platform: 'mailchimp',
       label: 'Mailchimp (MAILCHIMP_API_KEY)',
       createdAt: new Date().toISOString(),
-      credentials: { apiKey: config.MAILCHIMP_API_KEY },
-      settings: { listId: list, ...(config.MAILCHIMP_API_BASE ? { apiBase: config.MAILCHIMP_API_BASE } : {}) },
+      credentials: { apiKey: env.MAILCHIMP_API_KEY },
+      settings: { listId: list, ...(env.MAILCHIMP_API_BASE ? { apiBase: env.MAILCHIMP_API_BASE } : {}) },
     };
     const report = await new MailchimpConnector(connection, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined }).ensureSchema();
     if (options.json) console.log(JSON.stringify(report, null, 2));

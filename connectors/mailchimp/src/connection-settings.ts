@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_MAILCHIMP_NAMES, InputError, type ConnectionRecord, type MailchimpNames } from '@verify-hub/core';
+import { InputError, type ConnectionRecord } from '@verify-hub/core';
+import { DEFAULT_MAILCHIMP_NAMES, type MailchimpNames } from './merge-field-mapping';
 
 /**
  * What a Mailchimp connection record holds, validated. Credentials are either an API key (its data

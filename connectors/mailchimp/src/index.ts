@@ -12,3 +12,5 @@ export { subscriberHash } from './subscriber-hash';
 export { parse as parseWebhook, webhookPath, isHubWebhookFor, DEFAULT_MAX_WEBHOOK_BODY, type MailchimpWebhookOptions } from './webhook';
 export * from './errors';
 export * from './platform';
+export * from './environment';
+export * from './merge-field-mapping';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InputError, PlatformRejectedError, createLocalLimiter, type Config, type ConnectionRecord } from '@verify-hub/core';
+import { mailchimpEnvironment } from './environment';
 import { dataCenterFromApiKey } from './connection-settings';
 import { MailchimpConnector } from './connector';
 import { MailchimpAuthError, MailchimpNotFoundError } from './errors';
@@ -20,13 +21,14 @@ export async function mailchimpKeyConnection(config: Config, input: { apiKey: st
     throw new InputError('apiKey', 'must end with the data center, like -us21 (copy the whole key from Account > Extras > API keys)');
   }
   const webhookSecret = newWebhookSecret();
+  const { MAILCHIMP_API_BASE: apiBase } = mailchimpEnvironment.read(config);
   const record: ConnectionRecord = {
     id: `mailchimp-${dc}-${input.listId}`,
     platform: 'mailchimp',
     label: input.label ?? `Mailchimp ${dc} audience ${input.listId}`,
     createdAt: new Date().toISOString(),
     credentials: { apiKey: input.apiKey, webhookSecret },
-    settings: { listId: input.listId, ...(config.MAILCHIMP_API_BASE ? { apiBase: config.MAILCHIMP_API_BASE } : {}) },
+    settings: { listId: input.listId, ...(apiBase ? { apiBase } : {}) },
   };
   try {
     const connector = new MailchimpConnector(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined });

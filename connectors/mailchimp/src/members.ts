@@ -1,4 +1,5 @@
-import { RISKS, riskTagName, type Contact, type MailchimpNames } from '@verify-hub/core';
+import { RISKS, type Contact } from '@verify-hub/core';
+import { riskTagName, type MailchimpNames } from './merge-field-mapping';
 import type { Member } from './responses';
 
 /** Statuses never verified nor touched: counted as skipped. */

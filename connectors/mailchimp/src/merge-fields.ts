@@ -1,4 +1,5 @@
-import type { MailchimpNames, SchemaReport } from '@verify-hub/core';
+import type { SchemaReport } from '@verify-hub/core';
+import type { MailchimpNames } from './merge-field-mapping';
 import type { MailchimpApi } from './api';
 import { MailchimpRequestError } from './errors';
 

@@ -1,4 +1,6 @@
-import { DEFAULT_MAILCHIMP_NAMES, definePlatform, toMailchimpMergeFields, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
+import { definePlatform, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
+import { mailchimpEnvironment } from './environment';
+import { DEFAULT_MAILCHIMP_NAMES, toMailchimpMergeFields } from './merge-field-mapping';
 import { mailchimpCommands } from './commands';
 import { MailchimpSettingsSchema } from './connection-settings';
 import { mailchimpConnectorFactory } from './connector';
@@ -24,7 +26,7 @@ export function mailchimpSetup(config: Config): PlatformSetup {
       return { record, webhookUrl: webhookPath(record.id, webhookSecret) };
     },
   };
-  const { MAILCHIMP_CLIENT_ID: clientId, MAILCHIMP_CLIENT_SECRET: clientSecret, MAILCHIMP_LOGIN_BASE: loginBase } = config;
+  const { MAILCHIMP_CLIENT_ID: clientId, MAILCHIMP_CLIENT_SECRET: clientSecret, MAILCHIMP_LOGIN_BASE: loginBase } = mailchimpEnvironment.read(config);
   if (clientId && clientSecret) {
     setup.oauth = {
       authorizeUrl: (state, redirectUri) => authorizeUrl({ clientId, redirectUri, loginBase }, state),
@@ -79,6 +81,7 @@ export const mailchimpPlatform = definePlatform({
     defaultScope: 'all',
     webhookHelp: 'In Mailchimp, add this address as a webhook of the audience (Audience → Settings → Webhooks) so new and changed subscribers are verified as they arrive.',
   },
+  environment: mailchimpEnvironment,
   reconnectAdvice: 'reconnect Mailchimp (`verify-hub mailchimp connect`, or Connections in the dashboard)',
   setup: ({ config }) => mailchimpSetup(config),
   commands: mailchimpCommands,

@@ -1,17 +1,13 @@
 import {
   changedValues,
-  pendingTagChanges,
   sameStoredValue,
-  toMailchimpMergeFields,
-  toMailchimpTagChanges,
   type ContactResult,
-  type MailchimpNames,
   type RiskAction,
-  type TagChange,
   type Verification,
   type WriteFailure,
   type WriteOptions,
 } from '@verify-hub/core';
+import { pendingTagChanges, toMailchimpMergeFields, toMailchimpTagChanges, type MailchimpNames, type TagChange } from './merge-field-mapping';
 import { UNTOUCHABLE_STATUSES, disposableTagName } from './members';
 import { subscriberHash } from './subscriber-hash';
 

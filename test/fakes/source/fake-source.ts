@@ -1,4 +1,4 @@
-import { changedValues, toHubSpotProperties, type Connector, type Contact, type ContactResult, type Page, type SchemaReport, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { changedValues, verificationFieldValues, type Connector, type Contact, type ContactResult, type Page, type SchemaReport, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
 
 /**
  * A paged source `Connector` for tests and benches: `size` contacts (20,000 .. 1,000,000) generated on
@@ -77,7 +77,7 @@ export class FakeSource implements Connector {
     const report: WriteReport = { written: 0, unchanged: [], failed: [] };
     const track = this.options.track ?? true;
     for (const { contact, verification } of results) {
-      const desired = toHubSpotProperties(verification);
+      const desired = verificationFieldValues(verification);
       // Compared with what the platform holds now, as a CRM connector compares with the pulled values.
       const changed = changedValues(track ? this.stored.get(contact.id) : contact.current, desired);
       if (Object.keys(changed).length === 0) {

@@ -1,7 +1,8 @@
 /**
- * The admin API's answers as the dashboard reads them (issue 11's spec). The connection and platform
- * answers are imported from the server (`import type`, webhooks-in/src/api-types.ts, which imports only
- * core's dependency-free wire types); the others are still copies here, to move the same way.
+ * The admin API's answers as the dashboard reads them (issue 11's spec). The connection, platform,
+ * schema and engine answers are imported from the server (`import type`, webhooks-in/src/api-types.ts,
+ * which imports only core's dependency-free wire types); the run answers (sync-jobs' types) are still
+ * copies here, to move the same way.
  */
 
 export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
@@ -130,14 +131,11 @@ export interface FileRunStarted {
   links: { run: string; cleaned: string; removed: string; summary: string };
 }
 
-// The connection and platform answers are the server's own types (erased by esbuild at build time).
-export type { ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, KeyField, PlatformInfo, PlatformView, PlatformsAnswer } from '../../src/api-types';
-
-export interface SchemaReport {
-  created: string[];
-  existing: string[];
-  problems: string[];
-}
+// The connection, platform, schema and engine answers are the server's own types (erased by esbuild at build time).
+export type {
+  ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, EngineKeyView, KeyField, PlatformInfo, PlatformView, PlatformsAnswer, SchemaReport,
+  EngineAccountUsage as EngineUsageView,
+} from '../../src/api-types';
 
 export interface StartRunRequest {
   platform: string;
@@ -197,26 +195,4 @@ export interface SingleCheckAnswer {
     checks: CheckInWords[];
     didYouMean: string | null;
   };
-}
-
-/** One of the engine's API keys (never the key itself). */
-export interface EngineKeyView {
-  id: string;
-  name: string;
-  /** Its prefix and first characters. */
-  display: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-/** The account's month: the engine's X-RateLimit-Limit and X-Quota-* figures. */
-export interface EngineUsageView {
-  account: string;
-  ratePerSecond: number;
-  monthlyQuota: number;
-  used: number;
-  remaining: number;
-  /** Epoch ms. */
-  resetsAt: number;
 }
