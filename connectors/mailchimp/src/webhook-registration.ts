@@ -43,6 +43,7 @@ export async function registerHubWebhook(record: ConnectionRecord, hubUrl: strin
   } catch (error) {
     // Any Mailchimp failure (a refused URL or key, an outage): the connection stays, the URL can be added by hand.
     if (!(error instanceof VerifyHubError)) throw error;
-    return { url, registered: false, problem: `Mailchimp did not register the webhook (${error.message})` };
+    const why = (error as { detail?: string }).detail || error.message;
+    return { url, registered: false, problem: `Mailchimp did not register the webhook: ${why}` };
   }
 }
