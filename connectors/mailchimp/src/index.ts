@@ -12,3 +12,4 @@ export { subscriberHash } from './subscriber-hash';
 export { parse as parseWebhook, webhookPath, isHubWebhookFor, DEFAULT_MAX_WEBHOOK_BODY, type MailchimpWebhookOptions } from './webhook';
 export * from './errors';
 export * from './platform';
+export { HUB_WEBHOOK, registerHubWebhook } from './webhook-registration';
