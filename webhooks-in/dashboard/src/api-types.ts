@@ -131,7 +131,20 @@ export interface FileRunStarted {
 }
 
 // The connection and platform answers are the server's own types (erased by esbuild at build time).
-export type { ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, KeyField, PlatformInfo, PlatformView, PlatformsAnswer } from '../../src/api-types';
+export type {
+  ConnectionSaved,
+  ConnectionState,
+  ConnectionView,
+  ConnectionsAnswer,
+  KeyField,
+  KeyFieldChoice,
+  KeyFieldChoices,
+  PlatformInfo,
+  PlatformView,
+  PlatformsAnswer,
+  WebhookRegistrationView,
+  WebhookUrlRenewed,
+} from '../../src/api-types';
 
 export interface SchemaReport {
   created: string[];
