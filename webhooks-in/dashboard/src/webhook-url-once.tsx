@@ -17,7 +17,7 @@ export function WebhookUrlOnce({ url, label, platform, problem, onDone }: { url:
       <h2 id="webhook-once-heading">
         One more step in {platformName(platform)} for {label}
       </h2>
-      {problem && <p role="alert">{problem.replace(/\.?$/, ".")}</p>}
+      {problem && <p role="alert">{problem.replace(/\.?$/, '.')}</p>}
       <p>
         {platformCard(platform)?.webhookHelp ?? `In ${platformName(platform)}, add this address as a webhook so new and changed contacts are verified as they arrive.`} It
         contains a secret: it is shown only this once (a new one can be made from the connection's card, and then this one stops working).
