@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { loadConfig } from '@verify-hub/core';
 import { mailchimpSetup } from '@verify-hub/connector-mailchimp';
-import { FakeMailchimp } from '../fakes/mailchimp';
+import { FakeMailchimp, md5Hash } from '../fakes/mailchimp';
 import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
 
 const TOKEN = 'mc-hook-admin-token-0123456789abcdef';
@@ -92,5 +92,32 @@ describe('Mailchimp: the hub registers its audience webhook without the api sour
     expect(stack.engine.callsFor('dee@example.com')).toBe(1);
     expect(fake.requests.filter((r) => r.kind === 'write').every((r) => r.status < 300 && r.path.startsWith('/lists/news'))).toBe(true);
     expect(fake.stats().write).toBeGreaterThan(0);
+  });
+
+  it('the fake refuses a bad webhook body naming the field, and delivers a change only to webhooks asking for its source', async () => {
+    const post = (body: unknown) =>
+      fetch(`${fake.apiBase}/lists/news/webhooks`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`any:${KEY}`).toString('base64')}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const badUrl = await post({ url: 'not a url', sources: { api: false } });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await badUrl.json()).toMatchObject({ title: 'Invalid Resource', errors: [{ field: 'url' }] });
+    expect(await (await post({ url: `${stack.hub.url}/readyz`, sources: { robots: true } })).json()).toMatchObject({ errors: [{ field: 'sources.robots' }] });
+
+    // Another listener that takes API changes only: a user's sign-up goes to the hub's webhook alone, an API write to the other alone.
+    const apiOnly = await post({ url: `${stack.hub.url}/readyz`, events: { subscribe: true, profile: true }, sources: { user: false, admin: false, api: true } });
+    expect(apiOnly.status).toBe(200);
+    fake.deliveries.length = 0;
+    fake.subscribeAsUser('news', 'eve@example.com');
+    await fake.deliveriesSettled();
+    expect(fake.deliveries.map((d) => [d.url.includes('/webhooks/mailchimp/'), d.source, d.type])).toEqual([[true, 'user', 'subscribe']]);
+    fake.deliveries.length = 0;
+    const patched = await fetch(`${fake.apiBase}/lists/news/members/${md5Hash('eve@example.com')}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ merge_fields: { EVRISK: 'changed by a test' } }),
+    });
+    expect(patched.status).toBe(200);
+    await fake.deliveriesSettled();
+    expect(fake.deliveries.map((d) => [d.url, d.source, d.type])).toEqual([[`${stack.hub.url}/readyz`, 'api', 'profile']]);
   });
 });
