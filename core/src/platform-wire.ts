@@ -13,6 +13,28 @@ export interface KeyField {
   /** A secret is a password input and is never echoed back. */
   secret: boolean;
   help?: string;
+  /**
+   * Its options are listed by the hub (POST /api/platforms/<id>/choices/<name>) from the other fields,
+   * once they are filled in; typing a value stays possible when listing fails.
+   */
+  choice?: boolean;
+}
+
+/** One option of a `choice` key field: an audience, with its name and size. */
+export interface KeyFieldChoice {
+  value: string;
+  label: string;
+  /** "1,204 members". */
+  detail?: string;
+}
+
+/** The hub registering a connection's webhook with the platform: done, or why not and the URL to add by hand. */
+export interface WebhookRegistration {
+  /** The receiver's absolute URL (it holds the connection's secret). */
+  url: string;
+  registered: boolean;
+  /** Why the platform refused, in plain words, when not registered. */
+  problem?: string;
 }
 
 /** What the dashboard needs for a platform's card and forms. */

@@ -4,7 +4,7 @@ import type { ConnectionRecord, ConnectionStore, ConnectorFactory } from './conn
 import type { Connector, ContactEvent, RawWebhookRequest } from './connector';
 import { AuthError, InputError, QuotaError, RateLimitError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from './errors';
 import type { Logger } from './logger';
-import type { KeyField, PlatformCard } from './platform-wire';
+import type { KeyField, KeyFieldChoice, PlatformCard, WebhookRegistration } from './platform-wire';
 import type { Verification } from './verification';
 
 /**
@@ -32,6 +32,18 @@ export interface PlatformSetup {
    * its address can be shown once again. The old address stops working.
    */
   renewWebhookUrl?(record: ConnectionRecord): { record: ConnectionRecord; webhookUrl: string };
+  /**
+   * Present when the hub registers the connection's webhook with the platform itself, after a connect
+   * (key, OAuth, CLI) and a renewed address (replacing the old registration): `hubUrl` is the hub's
+   * public base URL. Undefined when there is nothing to register (no audience named). A refusal does
+   * not throw: it answers `registered: false` with why, and the URL to add by hand.
+   */
+  registerWebhook?(record: ConnectionRecord, hubUrl: string): Promise<WebhookRegistration | undefined>;
+  /**
+   * The options of a `choice` key field, listed from the platform with the other fields (an API key).
+   * A refused key throws `PlatformRejectedError` naming its field.
+   */
+  listChoices?(field: string, input: Record<string, string>): Promise<KeyFieldChoice[]>;
   /** Present when the platform's OAuth app is configured. Token refresh is the connector's (`ConnectorDeps.saveCredentials`). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

@@ -508,24 +508,53 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     expect(written.sort()).toEqual(CONTACTS.map((email) => [email, riskOf(email)]).sort());
   });
 
-  it('connects Mailchimp through its OAuth sign-in, then hands out a webhook URL that the hub accepts deliveries on', async () => {
+  it('connects Mailchimp with an API key and an audience picked from the account; the hub registers its webhook (not for API changes)', async () => {
     const page = await signedInPage();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
     await page.getByRole('heading', { name: 'Connections', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Connect Mailchimp' }).click();
-    await page.getByLabel('Audience ID').fill(MAILCHIMP.listId);
+    const form = page.locator('.connect-form');
+    // A refused key: said plainly, and the audience can still be typed.
+    await form.getByLabel('API key').fill(`${'4'.repeat(32)}-us7`);
+    await form.getByRole('button', { name: 'List from your account' }).click();
+    await form.getByText(/^apiKey: Mailchimp refused this API key.*You can still type the Audience\.$/).waitFor();
+    expect(await form.getByLabel('Audience', { exact: true }).evaluate((el) => el.tagName)).toBe('INPUT');
+
+    await form.getByLabel('API key').fill(MAILCHIMP.apiKey);
+    await form.getByRole('button', { name: 'List from your account' }).click();
+    await form.getByLabel('Audience', { exact: true }).selectOption({ label: `List ${MAILCHIMP.listId} (0 members)` });
+    await form.getByRole('button', { name: 'Save connection' }).click();
+    await page.getByText(/The hub registered its webhook in Mailchimp/).waitFor();
+    const connectionId = `mailchimp-us7-${MAILCHIMP.listId}`;
+    const hooks = stack.mailchimp.webhooks(MAILCHIMP.listId).filter((hook) => hook.url.includes(`/webhooks/mailchimp/${connectionId}/`));
+    expect(hooks).toEqual([expect.objectContaining({ url: expect.stringMatching(new RegExp(`^${stack.hub.url}/`)), sources: { user: true, admin: true, api: false } })]);
+    expect(await page.getByTestId('webhook-url').count()).toBe(0);
+  });
+
+  it('connects Mailchimp through its OAuth sign-in; the hub registers its webhook, again on a new address, and accepts deliveries on it', async () => {
+    const page = await signedInPage();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('heading', { name: 'Connections', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Connect Mailchimp' }).click();
+    await page.getByLabel('Audience', { exact: true }).fill(MAILCHIMP.listId);
     // The hub's OAuth start, Mailchimp's authorize page (the fake approves at once), the hub's callback, back to the page.
     await page.getByRole('link', { name: 'Sign in with Mailchimp' }).click();
-    await page.getByText(/Connected Mailchimp: Acme Newsletters\./).waitFor();
+    await page.getByText(/Connected Mailchimp: Acme Newsletters\. The hub registered its webhook in Mailchimp/).waitFor();
     expect(page.url()).toMatch(/#\/connections$/);
     const card = page.getByRole('article', { name: 'Mailchimp: Acme Newsletters' });
     expect((await card.textContent()) ?? '').toMatch(/signed in with OAuth/);
     expect((await card.textContent()) ?? '').toContain(MAILCHIMP.listId);
 
+    const oauthHooks = () => stack.mailchimp.webhooks(MAILCHIMP.listId).filter((hook) => !hook.url.includes(`/mailchimp-us7-${MAILCHIMP.listId}/`));
+    const [registered] = oauthHooks();
+    expect(registered).toMatchObject({ sources: { user: true, admin: true, api: false } });
+
+    // A new address replaces the registration: the old secret's webhook is gone.
     await card.getByRole('button', { name: 'New webhook URL' }).click();
-    const field = page.getByTestId('webhook-url');
-    await field.waitFor();
-    const webhookUrl = new URL(await field.inputValue());
+    await page.getByText(/^New webhook address for Mailchimp: Acme Newsletters\. The hub registered its webhook/).waitFor();
+    expect(oauthHooks()).toHaveLength(1);
+    expect(oauthHooks()[0]!.url).not.toBe(registered!.url);
+    const webhookUrl = new URL(oauthHooks()[0]!.url);
     expect(webhookUrl.origin).toBe(stack.hub.url);
     const [, , connectionId, secret] = webhookUrl.pathname.split('/').filter(Boolean);
     expect(connectionId).toMatch(/^mailchimp-us7-/);

@@ -73,6 +73,9 @@ test('mailchimp connect stores a sealed connection with a webhook secret that th
     expect(out).not.toContain(KEY);
     const url = /https:\/\/hub\.example\.com\/webhooks\/mailchimp\/mailchimp-us4-cliList\/([A-Za-z0-9_-]{32})/.exec(out);
     expect(url).not.toBeNull();
+    // Mailchimp cannot reach hub.example.com from here: it says so, and the address is printed to add by hand.
+    expect(out).toMatch(/^Mailchimp did not register the webhook: The resource submitted could not be validated\. url: .*: add it by hand$/m);
+    expect(fake.webhooks('cliList')).toEqual([]);
 
     const raw = JSON.stringify(await redis.hgetall(new Keys(prefix).connection('mailchimp-us4-cliList')));
     expect(raw).toContain('credentials'); // the record is there, sealed
@@ -102,6 +105,41 @@ test('mailchimp connect stores a sealed connection with a webhook secret that th
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
+    for (const name of ['HUB_SECRET_KEY', 'VERIFY_HUB_REDIS_PREFIX', 'HUB_PUBLIC_URL']) delete process.env[name];
+  }
+});
+
+test('mailchimp audiences (and connect without --list) list the account\'s audiences; connect registers the webhook when HUB_PUBLIC_URL is reachable', async () => {
+  const { createServer } = await import('node:http');
+  const { randomUUID } = await import('node:crypto');
+  const { createRedis } = await import('@verify-hub/sync-jobs');
+  fake.addList(KEY, 'newsA', 'Newsletter');
+  fake.addMembers('newsA', [{ email: 'a@example.com' }, { email: 'b@example.com', status: 'unsubscribed' }]);
+  // Stands in for the hub: Mailchimp checks a webhook's URL with a GET that must answer 200.
+  const hub = createServer((_req, res) => res.writeHead(200).end());
+  await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+  const prefix = `vhtest-${randomUUID().slice(0, 8)}`;
+  const hubUrl = `http://127.0.0.1:${(hub.address() as { port: number }).port}`;
+  Object.assign(process.env, { MAILCHIMP_API_KEY: KEY, MAILCHIMP_API_BASE: fake.apiBase, HUB_SECRET_KEY: 's'.repeat(40), VERIFY_HUB_REDIS_PREFIX: prefix, HUB_PUBLIC_URL: hubUrl });
+  const redis = createRedis(process.env.REDIS_URL!);
+  try {
+    const listed = await run(['mailchimp', 'audiences']);
+    expect(listed.split('\n')).toEqual(expect.arrayContaining(['cliList  List cliList (0 members)', 'newsA  Newsletter (1 member)']));
+    const picking = await run(['mailchimp', 'connect']);
+    expect(picking).toContain('Pick an audience and run again with --list <id>:');
+    expect(picking).toContain('newsA  Newsletter (1 member)');
+    expect(process.exitCode).toBe(1);
+    process.exitCode = undefined;
+
+    const out = await run(['mailchimp', 'connect', '--list', 'newsA']);
+    expect(out).toContain('registered the audience webhook in Mailchimp');
+    expect(out).not.toContain('webhook URL for Mailchimp');
+    expect(fake.webhooks('newsA')).toEqual([expect.objectContaining({ url: expect.stringMatching(new RegExp(`^${hubUrl}/webhooks/mailchimp/mailchimp-us4-newsA/`)), sources: { user: true, admin: true, api: false } })]);
+  } finally {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    hub.close();
     for (const name of ['HUB_SECRET_KEY', 'VERIFY_HUB_REDIS_PREFIX', 'HUB_PUBLIC_URL']) delete process.env[name];
   }
 });

@@ -106,7 +106,7 @@ describe('dashboard API: connections', () => {
         oauth: true,
         keyFields: [
           { name: 'apiKey', label: 'API key', secret: true, help: expect.any(String) },
-          { name: 'listId', label: 'Audience ID', secret: false, help: expect.any(String) },
+          { name: 'listId', label: 'Audience', secret: false, choice: true, help: expect.any(String) },
         ],
         webhookUrl: true,
       },
@@ -139,9 +139,12 @@ describe('dashboard API: connections', () => {
     expect([...connections.records.keys()]).toEqual(['hubspot-801']);
   });
 
-  it('connects a Mailchimp audience with an API key: the webhook URL (with its secret) is shown once; a refused key or audience names its field', async () => {
+  it('connects a Mailchimp audience with an API key: a webhook Mailchimp refuses is answered with why and its URL (with its secret) shown once; a refused key or audience names its field', async () => {
     const res = await request(h.hub.app).post('/api/connections/mailchimp').set(bearer).send({ apiKey: MAILCHIMP_KEY, listId: 'aud1' });
     expect(res.status).toBe(201);
+    // supertest's hub is gone once it answers, so Mailchimp's GET of the address finds nothing: saved all the same.
+    expect(res.body.webhook).toEqual({ registered: false, problem: expect.stringMatching(/^Mailchimp did not register the webhook: The resource submitted could not be validated\. url: We couldn't verify the URL is working/) });
+    expect(mailchimp.webhooks('aud1')).toEqual([]);
     expect(res.body.connection).toMatchObject({ id: 'mailchimp-us4-aud1', platform: 'mailchimp', auth: 'api_key', state: 'connected', details: { listId: 'aud1' } });
     const stored = connections.records.get('mailchimp-us4-aud1')!;
     const secret = String(stored.credentials.webhookSecret);
@@ -164,6 +167,30 @@ describe('dashboard API: connections', () => {
     expect(noDc.text).not.toContain('abcdef');
     const missing = await request(h.hub.app).post('/api/connections/mailchimp').set(bearer).send({ apiKey: MAILCHIMP_KEY });
     expect(missing.body).toMatchObject({ code: 'INVALID_INPUT', field: 'listId' });
+  });
+
+  it("lists a Mailchimp key's audiences for the picker (the key in the body only); a refused key names its field", async () => {
+    mailchimp.addList(MAILCHIMP_KEY, 'news9', 'Newsletter');
+    mailchimp.addMembers('news9', [{ email: 'a@example.com' }, { email: 'b@example.com' }]);
+    const listed = await request(h.hub.app).post('/api/platforms/mailchimp/choices/listId').set(bearer).send({ apiKey: MAILCHIMP_KEY });
+    expect(listed.status).toBe(200);
+    expect(listed.body.choices).toEqual(
+      expect.arrayContaining([
+        { value: 'aud1', label: 'List aud1', detail: '0 members' },
+        { value: 'news9', label: 'Newsletter', detail: '2 members' },
+      ]),
+    );
+    expect(listed.text).not.toContain(MAILCHIMP_KEY);
+
+    const wrongKey = `${'8'.repeat(32)}-us4`;
+    const refused = await request(h.hub.app).post('/api/platforms/mailchimp/choices/listId').set(bearer).send({ apiKey: wrongKey });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'PLATFORM_REJECTED', field: 'apiKey' });
+    expect(refused.text).not.toContain(wrongKey);
+    const noKey = await request(h.hub.app).post('/api/platforms/mailchimp/choices/listId').set(bearer).send({});
+    expect(noKey.body).toMatchObject({ code: 'INVALID_INPUT', field: 'apiKey' });
+    expect((await request(h.hub.app).post('/api/platforms/mailchimp/choices/apiKey').set(bearer).send({})).status).toBe(404);
+    expect((await request(h.hub.app).post('/api/platforms/mailchimp/choices/listId').send({ apiKey: MAILCHIMP_KEY })).status).toBe(401);
   });
 
   it('deletes a connection (404 for unknown ones and for uploads)', async () => {
@@ -346,7 +373,8 @@ describe('dashboard API: connections', () => {
         expect(renewed.status).toBe(200);
         const secret = String(store.records.get(id)!.credentials.webhookSecret);
         expect(secret).not.toBe(firstSecret);
-        expect(renewed.body).toEqual({ webhookUrl: `https://hub.example.com/webhooks/mailchimp/${id}/${secret}` });
+        // Registered again with the new secret: Mailchimp cannot reach hub.example.com from here, and says so.
+        expect(renewed.body).toEqual({ webhookUrl: `https://hub.example.com/webhooks/mailchimp/${id}/${secret}`, webhook: { registered: false, problem: expect.stringMatching(/url: /) } });
         const body = Buffer.from('type=subscribe&fired_at=2026-11-21+10%3A00%3A00&data%5Bemail%5D=new%40example.com&data%5Blist_id%5D=aud1&data%5Bid%5D=abc');
         const delivery = { method: 'POST', url: renewed.body.webhookUrl, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body };
         expect(parseWebhook(delivery, secret, secret)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import type { KeyField, PlatformCard } from '@verify-hub/core';
+import type { KeyField, KeyFieldChoice, PlatformCard } from '@verify-hub/core';
 
 /*
  * The admin API's connection and platform answers (and core's wire shapes it re-exports): the one definition, used by the routes and
@@ -60,10 +60,28 @@ export interface ConnectionsAnswer {
   platforms: Record<string, PlatformInfo>;
 }
 
+/** Whether the hub registered the connection's webhook with the platform itself, and if not, why. */
+export interface WebhookRegistrationView {
+  registered: boolean;
+  problem?: string;
+}
+
 /** POST /api/connections/:platform */
 export interface ConnectionSaved {
   connection: ConnectionView;
-  /** A webhook address holding a secret (Mailchimp's): shown this once. */
+  /** A webhook address holding a secret (Mailchimp's): shown this once; to add by hand unless `webhook.registered`. */
   webhookUrl?: string;
+  /** Present for platforms whose webhook the hub registers itself. */
+  webhook?: WebhookRegistrationView;
 }
-export type { EngineAccountUsage, EngineKeyView, KeyField, PlatformCard, SchemaReport } from '@verify-hub/core';
+/** POST /api/connections/:id/webhook-url: a new address (the old one stops working), registered again when the hub does that. */
+export interface WebhookUrlRenewed {
+  webhookUrl: string;
+  webhook?: WebhookRegistrationView;
+}
+
+/** POST /api/platforms/:platform/choices/:field */
+export interface KeyFieldChoices {
+  choices: KeyFieldChoice[];
+}
+export type { EngineAccountUsage, EngineKeyView, KeyField, KeyFieldChoice, PlatformCard, SchemaReport } from '@verify-hub/core';

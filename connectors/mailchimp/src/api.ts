@@ -5,6 +5,7 @@ import type { MailchimpAuth, ResolvedSettings } from './connection-settings';
 import { MailchimpError, mailchimpErrorFrom, shouldRetry } from './errors';
 import {
   AudienceSchema,
+  AudiencesPageSchema,
   BatchStatusSchema,
   BatchSubscribeResultSchema,
   MemberSchema,
@@ -12,11 +13,15 @@ import {
   MergeFieldSchema,
   MergeFieldsPageSchema,
   NoContentSchema,
+  WebhookSchema,
   WebhooksSchema,
+  type AudienceSummary,
   type BatchStatus,
   type BatchSubscribeResult,
   type Member,
   type MergeField,
+  type Webhook,
+  type WebhookSettings,
 } from './responses';
 
 /**
@@ -41,7 +46,9 @@ interface SdkClient {
     updateListMemberTags(listId: string, hash: string, body: object): Promise<unknown>;
     updateListMember(listId: string, hash: string, body: object, opts: object): Promise<unknown>;
     deleteListMember(listId: string, hash: string): Promise<unknown>;
+    getAllLists(opts: object): Promise<unknown>;
     getListWebhooks(listId: string): Promise<unknown>;
+    createListWebhook(listId: string, body: object): Promise<unknown>;
     deleteListWebhook(listId: string, webhookId: string): Promise<unknown>;
   };
   batches: {
@@ -205,8 +212,24 @@ export class MailchimpApi {
     }
   }
 
-  async webhooks(listId: string): Promise<{ id: string; url: string }[]> {
+  async webhooks(listId: string): Promise<Webhook[]> {
     return (await this.call('list webhooks', 'read', WebhooksSchema, (c) => c.lists.getListWebhooks(listId))).webhooks;
+  }
+
+  createWebhook(listId: string, webhook: WebhookSettings & { url: string }): Promise<Webhook> {
+    return this.call('create webhook', 'write', WebhookSchema, (c) => c.lists.createListWebhook(listId, webhook));
+  }
+
+  /** Every audience of the account (id, name, member count), a page of 1,000 at a time. */
+  async audiences(): Promise<AudienceSummary[]> {
+    const all: AudienceSummary[] = [];
+    for (let offset = 0; ; offset += 1000) {
+      const page = await this.call('list audiences', 'read', AudiencesPageSchema, (c) =>
+        c.lists.getAllLists({ count: 1000, offset, fields: ['lists.id', 'lists.name', 'lists.stats.member_count', 'total_items'] }),
+      );
+      all.push(...page.lists);
+      if (page.lists.length === 0 || all.length >= page.total_items) return all;
+    }
   }
 
   async deleteWebhook(listId: string, webhookId: string): Promise<void> {

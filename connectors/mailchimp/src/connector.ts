@@ -1,4 +1,5 @@
 import {
+  createLocalLimiter,
   InputError,
   platformLogger,
   timeInWords,
@@ -195,6 +196,9 @@ export class MailchimpConnector implements Connector {
     return total;
   }
 }
+
+/** A connector for one-off calls outside the pipeline (connect, setup, the audience list): its own limiter, nothing to save. */
+export const oneOffConnector = (record: ConnectionRecord) => new MailchimpConnector(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined });
 
 export const mailchimpConnectorFactory: ConnectorFactory = Object.assign((connection: ConnectionRecord, deps: ConnectorDeps) => new MailchimpConnector(connection, deps), {
   // The scope's form only: which audience `all` means is the connection's business, checked with it.

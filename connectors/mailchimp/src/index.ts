@@ -14,3 +14,4 @@ export * from './errors';
 export * from './platform';
 export * from './environment';
 export * from './merge-field-mapping';
+export { HUB_WEBHOOK, registerHubWebhook } from './webhook-registration';

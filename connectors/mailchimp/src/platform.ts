@@ -1,22 +1,32 @@
-import { definePlatform, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
+import { InputError, definePlatform, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
 import { mailchimpEnvironment } from './environment';
 import { DEFAULT_MAILCHIMP_NAMES, toMailchimpMergeFields } from './merge-field-mapping';
 import { mailchimpCommands } from './commands';
 import { MailchimpSettingsSchema } from './connection-settings';
 import { mailchimpConnectorFactory } from './connector';
-import { mailchimpKeyConnection, newWebhookSecret } from './key-connection';
+import { mailchimpAudiences, mailchimpKeyConnection, newWebhookSecret } from './key-connection';
 import { authorizeUrl, connectionFromOAuth } from './oauth';
 import { parse as parseMailchimpWebhook, webhookPath } from './webhook';
+import { registerHubWebhook } from './webhook-registration';
 
 export { mailchimpKeyConnection } from './key-connection';
 
-/** The key form (API key and audience, with the webhook address to paste in) and, when configured, OAuth. */
+/**
+ * The key form (API key, then the audience picked from the account's list) and, when configured, OAuth.
+ * The hub registers the audience webhook itself; its address is the fallback to paste in by hand.
+ */
 export function mailchimpSetup(config: Config): PlatformSetup {
   const setup: PlatformSetup = {
     keyFields: [
       { name: 'apiKey', label: 'API key', secret: true, help: 'In Mailchimp: Account > Extras > API keys; it ends with the data center, like -us21' },
-      { name: 'listId', label: 'Audience ID', secret: false, help: 'In Mailchimp: Audience > Settings > Audience name and defaults' },
+      { name: 'listId', label: 'Audience', secret: false, choice: true, help: 'Picked from your account once the API key is in; or type the Audience ID (Audience > Settings > Audience name and defaults)' },
     ],
+    listChoices: async (field, input) => {
+      if (field !== 'listId') throw new InputError('field', 'only listId has choices');
+      if (!input.apiKey?.trim()) throw new InputError('apiKey', 'is required to list the audiences');
+      return mailchimpAudiences(config, input.apiKey.trim());
+    },
+    registerWebhook: registerHubWebhook,
     renewWebhookUrl: (record) => {
       const webhookSecret = newWebhookSecret();
       return { record: { ...record, credentials: { ...record.credentials, webhookSecret } }, webhookUrl: webhookPath(record.id, webhookSecret) };
@@ -79,7 +89,8 @@ export const mailchimpPlatform = definePlatform({
       { scope: 'changed-since:<ISO time>', label: 'Members changed since a time' },
     ],
     defaultScope: 'all',
-    webhookHelp: 'In Mailchimp, add this address as a webhook of the audience (Audience → Settings → Webhooks) so new and changed subscribers are verified as they arrive.',
+    webhookHelp:
+      'If the hub could not register it, add this address as a webhook of the audience in Mailchimp (Audience → Settings → Webhooks), with "by the API" unticked, so new and changed subscribers are verified as they arrive.',
   },
   environment: mailchimpEnvironment,
   reconnectAdvice: 'reconnect Mailchimp (`verify-hub mailchimp connect`, or Connections in the dashboard)',

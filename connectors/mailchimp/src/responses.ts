@@ -62,7 +62,27 @@ export type BatchOperationResult = z.infer<typeof BatchOperationResultSchema>;
 /** The 204 answers (tags, archive) come back from the SDK as null. */
 export const NoContentSchema = z.unknown();
 
-export const WebhooksSchema = z.looseObject({ webhooks: z.array(z.looseObject({ id: z.string(), url: z.string() })) });
+const WebhookFlags = <K extends string>(keys: readonly K[]) => z.looseObject(Object.fromEntries(keys.map((key) => [key, z.boolean().optional()])) as Record<K, z.ZodOptional<z.ZodBoolean>>);
+export const WEBHOOK_EVENTS = ['subscribe', 'unsubscribe', 'profile', 'cleaned', 'upemail', 'campaign'] as const;
+export const WEBHOOK_SOURCES = ['user', 'admin', 'api'] as const;
+
+export const WebhookSchema = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  events: WebhookFlags(WEBHOOK_EVENTS).optional(),
+  sources: WebhookFlags(WEBHOOK_SOURCES).optional(),
+});
+export type Webhook = z.infer<typeof WebhookSchema>;
+export interface WebhookSettings {
+  events: Record<(typeof WEBHOOK_EVENTS)[number], boolean>;
+  sources: Record<(typeof WEBHOOK_SOURCES)[number], boolean>;
+}
+export const WebhooksSchema = z.looseObject({ webhooks: z.array(WebhookSchema) });
+
+/** An audience as the picker shows it. */
+export const AudienceSummarySchema = z.looseObject({ id: z.string(), name: z.string(), stats: z.looseObject({ member_count: z.number().optional() }).optional() });
+export type AudienceSummary = z.infer<typeof AudienceSummarySchema>;
+export const AudiencesPageSchema = z.looseObject({ lists: z.array(AudienceSummarySchema), total_items: z.number().int().min(0) });
 
 /** An audience, as far as naming a run needs it. */
 export const AudienceSchema = z.looseObject({ id: z.string(), name: z.string() });

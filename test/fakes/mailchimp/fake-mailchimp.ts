@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
+import { deliveryForm, post, webhookFromBody, type ChangeSource, type Delivery, type FakeWebhook, type WebhookEvent } from './fake-webhooks';
 
 /**
  * A fake of the Mailchimp Marketing API v3 for tests and benches, enforcing the real contract the
@@ -13,7 +14,9 @@ import { pack } from 'tar-stream';
  * `/batches` lifecycle pending -> started -> finished with a tar.gz results archive served at
  * `response_body_url`, at most 10 simultaneous connections per credential (429 above), problem+json
  * errors, and the OAuth token and metadata endpoints. It records which credential made each request,
- * every status change, and the peak of simultaneous requests per credential.
+ * every status change, and the peak of simultaneous requests per credential. Audience webhooks are
+ * registered with events and sources and delivered (fake-webhooks.ts): a change made through the API
+ * posts to webhooks with `sources.api`, `changeAsAdmin` and `subscribeAsUser` to those with `admin`, `user`.
  */
 
 export type MemberStatus = 'subscribed' | 'unsubscribed' | 'cleaned' | 'pending' | 'transactional' | 'archived';
@@ -79,7 +82,7 @@ interface FakeList {
   segments: Map<string, string[]>;
   tagNames: Set<string>;
   /** The audience's webhooks (GET/POST/DELETE /lists/:id/webhooks). */
-  webhooks: { id: string; url: string; list_id: string }[];
+  webhooks: FakeWebhook[];
 }
 
 interface Batch {
@@ -185,6 +188,9 @@ export class FakeMailchimp {
   }
 
   async close(): Promise<void> {
+    // Deliveries still on their way are dropped, as a test's hub is going too.
+    this.closing.abort();
+    await this.deliveriesSettled();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.server?.closeAllConnections();
@@ -224,16 +230,70 @@ export class FakeMailchimp {
     this.lists.set(listId, { id: listId, name, account, members: [], byHash: new Map(), mergeFields: [], segments: new Map(), tagNames: new Set(), webhooks: [] });
   }
 
-  /** A webhook on the audience, as the Mailchimp UI or API would create it; answers its id. */
-  addWebhook(listId: string, url: string): string {
+  /** A webhook on the audience, as pasted in Mailchimp's app (every event and source ticked unless given); answers its id. */
+  addWebhook(listId: string, url: string, settings: Partial<Pick<FakeWebhook, 'events' | 'sources'>> = {}): string {
     const list = this.list(listId);
-    const id = `wh${list.webhooks.length + 1}${listId}`;
-    list.webhooks.push({ id, url, list_id: listId });
+    const id = this.webhookId(list);
+    const all = <K extends string>(names: K[]) => Object.fromEntries(names.map((n) => [n, true])) as Record<K, boolean>;
+    list.webhooks.push({ id, url, list_id: listId, events: settings.events ?? all(['subscribe', 'unsubscribe', 'profile', 'cleaned', 'upemail', 'campaign']), sources: settings.sources ?? all(['user', 'admin', 'api']) });
     return id;
   }
 
   webhooksOf(listId: string): string[] {
     return this.list(listId).webhooks.map((hook) => hook.url);
+  }
+  webhooks(listId: string): FakeWebhook[] {
+    return this.list(listId).webhooks;
+  }
+
+  /** A change made in Mailchimp's app (source `admin`): a new address is subscribed, an existing member's merge fields are set. */
+  changeAsAdmin(listId: string, email: string, merges: Record<string, string | number> = {}): void {
+    this.changeAs('admin', listId, email, merges);
+  }
+  /** A subscriber signing up or updating their profile through a Mailchimp form (source `user`). */
+  subscribeAsUser(listId: string, email: string, merges: Record<string, string | number> = {}): void {
+    this.changeAs('user', listId, email, merges);
+  }
+  /** Every webhook delivery posted so far, with the hub's answer once it came (see `deliveriesSettled`). */
+  readonly deliveries: Delivery[] = [];
+  /** Resolves once every delivery posted so far has been answered. */
+  async deliveriesSettled(): Promise<void> {
+    while (this.posting.size > 0) await Promise.all([...this.posting]);
+  }
+
+  private source: ChangeSource = 'api';
+  private readonly posting = new Set<Promise<void>>();
+  private readonly closing = new AbortController();
+
+  private changeAs(source: ChangeSource, listId: string, email: string, merges: Record<string, string | number>): void {
+    const list = this.list(listId);
+    this.source = source;
+    try {
+      const existing = list.byHash.get(md5Hash(email));
+      if (existing) this.applyMerge(list, existing, merges);
+      else this.addNew(list, email, 'subscribed', merges);
+    } finally {
+      this.source = 'api';
+    }
+  }
+
+  /** Posts `type` for a member to the list's webhooks that want that event from the current source. */
+  private announce(list: FakeList, type: WebhookEvent, m: FakeMember, extra: Record<string, string> = {}): void {
+    const source = this.source;
+    for (const hook of list.webhooks) {
+      if (!hook.events[type] || !hook.sources[source]) continue;
+      const delivery: Delivery = { url: hook.url, type, source, email: m.email_address, status: -1 };
+      this.deliveries.push(delivery);
+      const sent = post(hook.url, deliveryForm(type, list.id, m.email_address, m.merge_fields, extra, this.now()), this.closing.signal).then((status) => {
+        delivery.status = status;
+        this.posting.delete(sent);
+      });
+      this.posting.add(sent);
+    }
+  }
+
+  private webhookId(list: FakeList): string {
+    return `wh${randomBytes(3).toString('hex')}${list.id}`;
   }
 
   addMembers(listId: string, members: { email: string; status?: MemberStatus; merge_fields?: Record<string, string | number>; tags?: string[]; lastChangedMs?: number }[]): void {
@@ -411,7 +471,8 @@ export class FakeMailchimp {
           return send(problem(400, 'JSON Parse Error', 'We encountered an unspecified JSON parsing error.'));
         }
       }
-      const reply = this.dispatch(account, credential, { method, path, query: url.searchParams, body });
+      const newHook = method === 'POST' ? /^\/lists\/([^/]+)\/webhooks\/?$/.exec(path) : null;
+      const reply = newHook ? await this.createWebhook(account, newHook[1]!, body) : this.dispatch(account, credential, { method, path, query: url.searchParams, body });
       record(reply.status);
       const fields = url.searchParams.get('fields');
       if (fields && reply.status < 300 && reply.body) reply.body = project(reply.body, fieldTree(fields));
@@ -448,6 +509,7 @@ export class FakeMailchimp {
       if (parts.length === 2 && m === 'GET') return this.batchStatus(credential, parts[1]!);
       return notFound();
     }
+    if (parts[0] === 'lists' && parts.length === 1 && m === 'GET') return this.listAudiences(account, op.query);
     if (parts[0] !== 'lists' || !parts[1]) return notFound();
     const list = this.ownList(account, parts[1]);
     if (!list) return notFound();
@@ -486,6 +548,25 @@ export class FakeMailchimp {
     }
     if (rest[0] === 'segments' && rest[1] && rest[2] === 'members' && rest.length === 3 && m === 'GET') return this.segmentMembers(list, rest[1], op.query);
     return notFound();
+  }
+
+  /** POST /lists/{id}/webhooks: Mailchimp GETs the URL first, so this one answers asynchronously. */
+  private async createWebhook(account: Account, listId: string, body: unknown): Promise<Reply> {
+    const list = this.ownList(account, listId);
+    if (!list) return notFound();
+    const hook = await webhookFromBody(list.id, body, this.webhookId(list));
+    if ('body' in hook) return hook;
+    list.webhooks.push(hook);
+    return { status: 200, body: hook };
+  }
+
+  /** GET /lists: the account's audiences; `member_count` counts subscribed members, as Mailchimp's does. */
+  private listAudiences(account: Account, query: URLSearchParams): Reply {
+    const paging = this.paging(query);
+    if ('status' in paging) return paging;
+    const own = [...this.lists.values()].filter((list) => list.account === account);
+    const lists = own.slice(paging.offset, paging.offset + paging.count).map((list) => ({ id: list.id, name: list.name, stats: { member_count: list.members.filter((x) => x.status === 'subscribed').length } }));
+    return { status: 200, body: { lists, total_items: own.length } };
   }
 
   private paging(query: URLSearchParams): { count: number; offset: number } | Reply {
@@ -557,6 +638,10 @@ export class FakeMailchimp {
     this.statusChanges.push({ listId: list.id, email: m.email_address, from: m.status, to, via });
     m.status = to;
     this.touch(m);
+    if (to === 'subscribed') this.announce(list, 'subscribe', m);
+    else if (to === 'unsubscribed') this.announce(list, 'unsubscribe', m, { action: 'unsub' });
+    else if (to === 'archived') this.announce(list, 'unsubscribe', m, { action: 'archive' });
+    else if (to === 'cleaned') this.announce(list, 'cleaned', m, { reason: 'hard' });
   }
 
   /** Validates merge values against the field types; unknown tags are ignored, as Mailchimp does. */
@@ -571,7 +656,7 @@ export class FakeMailchimp {
     return undefined;
   }
 
-  private applyMerge(list: FakeList, m: FakeMember, values: Record<string, string | number> | undefined) {
+  private applyMerge(list: FakeList, m: FakeMember, values: Record<string, string | number> | undefined, announce = true) {
     if (!values) return;
     let changed = false;
     for (const [tag, value] of Object.entries(values)) {
@@ -584,6 +669,7 @@ export class FakeMailchimp {
       }
     }
     if (changed) this.touch(m);
+    if (changed && announce) this.announce(list, 'profile', m);
   }
 
   private batchSubscribe(list: FakeList, body: unknown): Reply {
@@ -623,9 +709,7 @@ export class FakeMailchimp {
         this.applyMerge(list, existing, item.merge_fields as Record<string, string | number> | undefined);
         result.updated_members.push(this.memberJson(list, existing));
       } else {
-        this.addMembers(list.id, [{ email, status: status ?? statusIfNew, lastChangedMs: this.now() }]);
-        const created = list.byHash.get(md5Hash(email))!;
-        this.applyMerge(list, created, item.merge_fields as Record<string, string | number> | undefined);
+        const created = this.addNew(list, email, (status ?? statusIfNew)!, item.merge_fields as Record<string, string | number> | undefined);
         result.new_members.push(this.memberJson(list, created));
       }
     }
@@ -633,6 +717,15 @@ export class FakeMailchimp {
     result.total_updated = result.updated_members.length;
     result.error_count = result.errors.length;
     return { status: 200, body: result };
+  }
+
+  /** A new member, announced as `subscribe` when subscribed. */
+  private addNew(list: FakeList, email: string, status: MemberStatus, merges: Record<string, string | number> | undefined): FakeMember {
+    this.addMembers(list.id, [{ email, status, lastChangedMs: this.now() }]);
+    const created = list.byHash.get(md5Hash(email))!;
+    this.applyMerge(list, created, merges, false);
+    if (status === 'subscribed') this.announce(list, 'subscribe', created);
+    return created;
   }
 
   private patchMember(list: FakeList, m: FakeMember, body: unknown): Reply {
@@ -654,6 +747,7 @@ export class FakeMailchimp {
       }
     }
     this.tagCalls.push({ listId: list.id, hash: m.id, isSyncing: b.is_syncing === true });
+    const before = m.tags.join('\n');
     for (const t of b.tags as { name: string; status: string }[]) {
       const has = m.tags.includes(t.name);
       if (t.status === 'active' && !has) {
@@ -662,6 +756,7 @@ export class FakeMailchimp {
       }
       if (t.status === 'inactive' && has) m.tags = m.tags.filter((x) => x !== t.name);
     }
+    if (m.tags.join('\n') !== before) this.announce(list, 'profile', m);
     return { status: 204 };
   }
 

@@ -1,1 +1,2 @@
 export * from './fake-mailchimp';
+export * from './fake-webhooks';

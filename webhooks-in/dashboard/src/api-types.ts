@@ -133,7 +133,8 @@ export interface FileRunStarted {
 
 // The connection, platform, schema and engine answers are the server's own types (erased by esbuild at build time).
 export type {
-  ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, EngineKeyView, KeyField, PlatformInfo, PlatformView, PlatformsAnswer, SchemaReport,
+  ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, EngineKeyView, KeyField, KeyFieldChoice, KeyFieldChoices, PlatformInfo, PlatformView,
+  PlatformsAnswer, SchemaReport, WebhookRegistrationView, WebhookUrlRenewed,
   EngineAccountUsage as EngineUsageView,
 } from '../../src/api-types';
 

@@ -6,6 +6,7 @@ import type {
   EngineUsageView,
   FilePreview,
   FileRunStarted,
+  KeyFieldChoices,
   PlatformsAnswer,
   RunBreakdown,
   RunDownloads,
@@ -17,6 +18,7 @@ import type {
   SchemaReport,
   SingleCheckAnswer,
   StartRunRequest,
+  WebhookUrlRenewed,
 } from './api-types';
 
 /** A refusal from the hub (its `{error, code, field}` answer) or a request that never got an answer. */
@@ -171,7 +173,10 @@ export const saveConnection = (platform: string, body: Record<string, string>) =
 /** Deletes a connection, the schedules that sync it, and cancels its runs under way. */
 export const deleteConnection = (id: string) => request<{ deleted: string; removedSchedules: string[]; cancelledRuns: string[]; summary: string }>('DELETE', path`/api/connections/${id}`);
 /** A new webhook address for the connection (its secret renewed: the old address stops working). */
-export const renewWebhookUrl = (id: string) => request<{ webhookUrl: string }>('POST', path`/api/connections/${id}/webhook-url`);
+export const renewWebhookUrl = (id: string) => request<WebhookUrlRenewed>('POST', path`/api/connections/${id}/webhook-url`);
+/** A key field's options (Mailchimp's audiences) from the other fields, sent in the body: a key never goes in a URL. */
+export const listKeyFieldChoices = (platform: string, field: string, body: Record<string, string>) =>
+  request<KeyFieldChoices>('POST', path`/api/platforms/${platform}/choices/${field}`, { body });
 export const ensureSchema = (id: string) => request<SchemaReport>('POST', path`/api/connections/${id}/ensure-schema`);
 
 /** The OAuth start: a plain link, so the browser follows the hub's redirect to the platform. */

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, oauthStartUrl, saveConnection } from './api';
-import type { ConnectionSaved, PlatformInfo } from './api-types';
+import type { ConnectionSaved, KeyField, PlatformInfo } from './api-types';
+import { ChoiceField } from './choice-field';
 import { ErrorAlert } from './error-alert';
 import { platformName } from './format';
 
@@ -49,27 +50,41 @@ export function ConnectForm({
     }
   };
 
-  const input = (fieldName: string, label: string, options: { secret?: boolean; help?: string } = {}) => {
+  const setValue = (fieldName: string, value: string) => setValues((current) => ({ ...current, [fieldName]: value }));
+
+  const input = (fieldName: string, label: string, options: { secret?: boolean; help?: string; choiceOf?: KeyField } = {}) => {
     const id = `connect-${platform}-${fieldName}`;
     const invalid = error?.field === fieldName;
     const describedBy = [options.help ? `${id}-help` : '', invalid ? errorId : ''].filter(Boolean).join(' ') || undefined;
+    const choiceOf = options.choiceOf;
     return (
       <div class="field" key={fieldName}>
         <label for={id}>{label}</label>
-        <input
-          id={id}
-          name={fieldName}
-          type={options.secret ? 'password' : 'text'}
-          autocomplete="off"
-          spellcheck={false}
-          value={values[fieldName] ?? ''}
-          aria-invalid={invalid ? 'true' : undefined}
-          aria-describedby={describedBy}
-          onInput={(event) => {
-            const value = event.currentTarget.value;
-            setValues((current) => ({ ...current, [fieldName]: value }));
-          }}
-        />
+        {choiceOf ? (
+          <ChoiceField
+            platform={platform}
+            field={choiceOf}
+            id={id}
+            value={values[fieldName] ?? ''}
+            onChange={(value) => setValue(fieldName, value)}
+            otherFields={info.keyFields.filter((other) => other !== choiceOf)}
+            otherValues={values}
+            invalid={invalid}
+            describedBy={describedBy}
+          />
+        ) : (
+          <input
+            id={id}
+            name={fieldName}
+            type={options.secret ? 'password' : 'text'}
+            autocomplete="off"
+            spellcheck={false}
+            value={values[fieldName] ?? ''}
+            aria-invalid={invalid ? 'true' : undefined}
+            aria-describedby={describedBy}
+            onInput={(event) => setValue(fieldName, event.currentTarget.value)}
+          />
+        )}
         {options.help && (
           <p id={`${id}-help`} class="muted small">
             {options.help}
@@ -95,7 +110,7 @@ export function ConnectForm({
       )}
       {info.keyFields.length > 0 && (
         <form onSubmit={submit} noValidate>
-          {info.keyFields.map((field) => input(field.name, field.label, { secret: field.secret, help: field.help }))}
+          {info.keyFields.map((field) => input(field.name, field.label, { secret: field.secret, help: field.help, choiceOf: field.choice ? field : undefined }))}
           {!hasLabelField && input('label', 'Name for this connection (optional)')}
           <ErrorAlert id={errorId} message={error?.message} />
           <div class="actions">

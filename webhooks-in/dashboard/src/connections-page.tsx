@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { deleteConnection, ensureSchema, errorMessage, listConnections, renewWebhookUrl, startRun } from './api';
-import type { ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport } from './api-types';
+import type { ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport, WebhookRegistrationView } from './api-types';
 import { ConnectForm } from './connect-form';
 import { ErrorAlert, Notice } from './error-alert';
 import { formatDateTime, formatRelative, platformName } from './format';
@@ -16,12 +16,17 @@ const AUTH_TEXT: Record<ConnectionView['auth'], string> = { oauth: 'signed in wi
 /** Uploaded files are stored as connections too (`file-<id>`); they belong to their run, not on this page. */
 export const isPlatformConnection = (connection: ConnectionView) => connection.platform !== 'file';
 
+/** What the hub did with a connection's webhook when it registers it itself: words for the notice. */
+function registeredWords(platform: string, webhook: WebhookRegistrationView | undefined): string {
+  return webhook?.registered ? ` The hub registered its webhook in ${platformName(platform)}: new and changed contacts are verified as they arrive.` : '';
+}
+
 export function ConnectionsPage({ query }: { query: URLSearchParams }) {
   const [data, setData] = useState<ConnectionsAnswer>();
   const [error, setError] = useState<string | undefined>(() => query.get('error') ?? undefined);
   const [notice, setNotice] = useState<string>();
   const [openForm, setOpenForm] = useState<string>();
-  const [webhook, setWebhook] = useState<{ url: string; label: string; platform: string }>();
+  const [webhook, setWebhook] = useState<{ url: string; label: string; platform: string; problem?: string }>();
   const [reports, setReports] = useState<Record<string, SchemaReport>>({});
   const { busy, perform } = useAction<string>((caught) => setError(errorMessage(caught)));
 
@@ -33,8 +38,15 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       const connected = query.get('connected');
       if (connected) {
         const connection = answer.connections.find((c) => c.id === connected);
-        // An OAuth sign-in shows no webhook address: say where to get one.
-        const webhookHint = connection && answer.platforms[connection.platform]?.webhookUrl ? ` To verify new contacts as they arrive, choose "New webhook URL" on its card and paste it into ${platformName(connection.platform)}.` : '';
+        // The callback says whether the hub registered the webhook (`webhook=registered`) or why not.
+        const webhook = query.get('webhook');
+        const platform = connection?.platform ?? '';
+        const webhookHint =
+          webhook === 'registered'
+            ? registeredWords(platform, { registered: true })
+            : connection && answer.platforms[platform]?.webhookUrl
+              ? ` ${webhook ? `${webhook}. ` : ''}To verify new contacts as they arrive, choose "New webhook URL" on its card and paste it into ${platformName(platform)}.`
+              : '';
         setNotice(`Connected ${connection?.label ?? connected}.${webhookHint}`);
       }
     } catch (caught) {
@@ -53,8 +65,8 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
   const saved = (answer: ConnectionSaved) => {
     setOpenForm(undefined);
     setError(undefined);
-    setNotice(`Connected ${answer.connection.label}.`);
-    if (answer.webhookUrl) setWebhook({ url: answer.webhookUrl, label: answer.connection.label, platform: answer.connection.platform });
+    setNotice(`Connected ${answer.connection.label}.${registeredWords(answer.connection.platform, answer.webhook)}`);
+    if (answer.webhookUrl && !answer.webhook?.registered) setWebhook({ url: answer.webhookUrl, label: answer.connection.label, platform: answer.connection.platform, problem: answer.webhook?.problem });
     void load();
   };
 
@@ -66,8 +78,9 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
         const report = await ensureSchema(connection.id);
         setReports((current) => ({ ...current, [connection.id]: report }));
       } else if (action === 'webhook') {
-        const { webhookUrl } = await renewWebhookUrl(connection.id);
-        setWebhook({ url: webhookUrl, label: connection.label, platform: connection.platform });
+        const { webhookUrl, webhook } = await renewWebhookUrl(connection.id);
+        if (webhook?.registered) setNotice(`New webhook address for ${connection.label}.${registeredWords(connection.platform, webhook)}`);
+        else setWebhook({ url: webhookUrl, label: connection.label, platform: connection.platform, problem: webhook?.problem });
       } else if (action === 'sync') {
         const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
         navigate(runHref(run.id));
@@ -87,7 +100,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       <h1 tabIndex={-1}>Connections</h1>
       <ErrorAlert message={error} />
       <Notice message={notice} />
-      {webhook && <WebhookUrlOnce url={webhook.url} label={webhook.label} platform={webhook.platform} onDone={() => setWebhook(undefined)} />}
+      {webhook && <WebhookUrlOnce url={webhook.url} label={webhook.label} platform={webhook.platform} problem={webhook.problem} onDone={() => setWebhook(undefined)} />}
 
       {data && platforms.length > 0 && (
         <div class="actions">

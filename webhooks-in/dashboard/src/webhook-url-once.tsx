@@ -2,8 +2,11 @@ import { useRef, useState } from 'preact/hooks';
 import { copyText } from './copy-text';
 import { platformCard, platformName } from './format';
 
-/** A webhook address holding its secret (Mailchimp's): the hub hands it over once, right after connecting. */
-export function WebhookUrlOnce({ url, label, platform, onDone }: { url: string; label: string; platform: string; onDone: () => void }) {
+/**
+ * A webhook address holding its secret (Mailchimp's), to add by hand: the hub hands it over once, right
+ * after connecting, with why the hub could not register it itself (`problem`) when it tried.
+ */
+export function WebhookUrlOnce({ url, label, platform, problem, onDone }: { url: string; label: string; platform: string; problem?: string; onDone: () => void }) {
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>();
 
@@ -14,6 +17,7 @@ export function WebhookUrlOnce({ url, label, platform, onDone }: { url: string; 
       <h2 id="webhook-once-heading">
         One more step in {platformName(platform)} for {label}
       </h2>
+      {problem && <p role="alert">{problem.replace(/\.?$/, '.')}</p>}
       <p>
         {platformCard(platform)?.webhookHelp ?? `In ${platformName(platform)}, add this address as a webhook so new and changed contacts are verified as they arrive.`} It
         contains a secret: it is shown only this once (a new one can be made from the connection's card, and then this one stops working).

@@ -7,6 +7,8 @@ import { parseInput } from '../validate';
 import { connectionView, latestRunByConnection, platformInfo } from '../connection-view';
 import { PlatformRejectedError, type PlatformEntry, type PlatformSetup, type PlatformSetups } from '../platform-setup';
 import type { OAuthStates } from '../oauth-states';
+import type { ConnectionSaved, KeyFieldChoices, WebhookUrlRenewed } from '../api-types';
+import { registerConnectionWebhook } from '../webhook-registration';
 
 export interface ConnectionRoutesOptions {
   runs: RunService;
@@ -79,6 +81,9 @@ function absoluteUrl(req: Request, publicUrl: string | undefined, path: string):
   return new URL(path, `${base}/`).toString();
 }
 
+/** Where a platform module puts the hub's paths (its webhook receiver), as `absoluteUrl` does. */
+const hubBaseUrl = (req: Request, publicUrl: string | undefined) => new URL(absoluteUrl(req, publicUrl, '/')).origin;
+
 function redirectUriFor(req: Request, publicUrl: string | undefined, platform: string): string {
   return absoluteUrl(req, publicUrl, `/oauth/${platform}/callback`);
 }
@@ -128,9 +133,27 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
       throw platformFailure(error, nameOf(platform), secretField);
     }
     await store().save(connected.record);
-    const body: { connection: ReturnType<typeof connectionView>; webhookUrl?: string } = { connection: connectionView(connected.record, undefined) };
-    if (connected.webhookUrl) body.webhookUrl = absoluteUrl(req, options.publicUrl, connected.webhookUrl);
+    const { url, webhook } = await registerConnectionWebhook(setup, connected.record, hubBaseUrl(req, options.publicUrl), options.logger);
+    const body: ConnectionSaved = { connection: connectionView(connected.record, undefined) };
+    const webhookUrl = url ?? (connected.webhookUrl && absoluteUrl(req, options.publicUrl, connected.webhookUrl));
+    if (webhookUrl) body.webhookUrl = webhookUrl;
+    if (webhook) body.webhook = webhook;
     res.status(201).location(`/api/connections`).json(body);
+  });
+
+  // The options of a `choice` key field (Mailchimp's audiences), from the other fields in the body: a key never goes in a URL.
+  router.post('/platforms/:platform/choices/:field', async (req, res) => {
+    const { platform } = parseInput(PlatformParams, req.params, 'params');
+    const setup = setupOf(platform);
+    const field = setup.keyFields.find((f) => f.name === req.params.field && f.choice);
+    if (!field || !setup.listChoices) throw new HttpError(404, 'NOT_FOUND', `${nameOf(platform)} has no key field ${String(req.params.field)} with choices`);
+    const input = parseKeyBody({ ...setup, keyFields: setup.keyFields.filter((f) => f !== field) }, req.body);
+    try {
+      const answer: KeyFieldChoices = { choices: await setup.listChoices(field.name, input) };
+      res.json(answer);
+    } catch (error) {
+      throw platformFailure(error, nameOf(platform), setup.keyFields.find((f) => f.secret)?.name);
+    }
   });
 
   router.delete('/connections/:id', async (req, res) => {
@@ -147,7 +170,10 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     if (!renew) throw new HttpError(404, 'NOT_SUPPORTED', `${nameOf(record.platform)} connections have no webhook address to paste in`);
     const renewed = renew(record);
     await store().save(renewed.record);
-    res.json({ webhookUrl: absoluteUrl(req, options.publicUrl, renewed.webhookUrl) });
+    // Registered again where the hub does that: the old registration, with the old secret, is replaced.
+    const { webhook } = await registerConnectionWebhook(options.platforms[record.platform], renewed.record, hubBaseUrl(req, options.publicUrl), options.logger);
+    const answer: WebhookUrlRenewed = { webhookUrl: absoluteUrl(req, options.publicUrl, renewed.webhookUrl), ...(webhook ? { webhook } : {}) };
+    res.json(answer);
   });
 
   router.post('/connections/:id/ensure-schema', async (req, res) => {
@@ -199,7 +225,8 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
     try {
       const record = await oauth.exchange(code, start.redirectUri, { listId: start.listId });
       await options.connections.save(record);
-      res.redirect(302, back({ connected: record.id }));
+      const { webhook } = await registerConnectionWebhook(options.platforms[platform], record, new URL(start.redirectUri).origin, options.logger);
+      res.redirect(302, back({ connected: record.id, ...(webhook ? { webhook: webhook.registered ? 'registered' : (webhook.problem ?? 'not registered') } : {}) }));
     } catch (error) {
       const refused = error instanceof EngineAuthError || error instanceof PlatformRejectedError || (error instanceof VerifyHubError && (error.status === 400 || error.status === 401 || error.status === 403));
       if (!refused) options.logger.error({ err: error, platform }, 'OAuth callback failed');

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Audience webhooks of the fake Mailchimp: registration validated as Mailchimp does (an http(s) `url`
+ * that answers a GET with 200, `events` and `sources` of known names), and deliveries as Mailchimp
+ * sends them: form-urlencoded `type=...&fired_at=...&data[...]=...` POSTs, only to webhooks whose
+ * `events` and `sources` ask for that change.
+ */
+
+export const WEBHOOK_EVENTS = ['subscribe', 'unsubscribe', 'profile', 'cleaned', 'upemail', 'campaign'] as const;
+export const WEBHOOK_SOURCES = ['user', 'admin', 'api'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export type ChangeSource = (typeof WEBHOOK_SOURCES)[number];
+
+export interface FakeWebhook {
+  id: string;
+  url: string;
+  list_id: string;
+  events: Record<WebhookEvent, boolean>;
+  sources: Record<ChangeSource, boolean>;
+}
+
+export interface Delivery {
+  url: string;
+  type: WebhookEvent;
+  source: ChangeSource;
+  email: string;
+  /** The HTTP status the hub answered (0: not reachable). */
+  status: number;
+}
+
+interface Problem {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+function invalid(field: string, message: string): Problem {
+  return {
+    status: 400,
+    body: {
+      type: 'https://mailchimp.com/developer/marketing/docs/errors/',
+      title: 'Invalid Resource',
+      status: 400,
+      detail: `The resource submitted could not be validated. ${field}: ${message}`,
+      instance: randomBytes(8).toString('hex'),
+      errors: [{ field, message }],
+    },
+  };
+}
+
+/** Every flag defaults to what the Mailchimp app ticks for a new webhook: all events and sources on. */
+function flags<K extends string>(names: readonly K[], given: unknown, field: string): Record<K, boolean> | Problem {
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) return invalid(field, 'must be an object');
+  const out = {} as Record<K, boolean>;
+  for (const [name, value] of Object.entries((given ?? {}) as Record<string, unknown>)) {
+    if (!names.includes(name as K)) return invalid(`${field}.${name}`, `is not one of ${names.join(', ')}`);
+    if (typeof value !== 'boolean') return invalid(`${field}.${name}`, 'must be true or false');
+  }
+  for (const name of names) out[name] = ((given ?? {}) as Record<string, boolean>)[name] ?? true;
+  return out;
+}
+const isProblem = (value: unknown): value is Problem => typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
+
+/**
+ * The body of POST /lists/{id}/webhooks checked as Mailchimp does, including its GET of the URL (a
+ * hub it cannot reach is refused): a webhook to store, or the 400 problem naming the field.
+ */
+export async function webhookFromBody(listId: string, body: unknown, id: string): Promise<FakeWebhook | Problem> {
+  const b = (body ?? {}) as { url?: unknown; events?: unknown; sources?: unknown };
+  if (typeof b.url !== 'string' || !b.url) return invalid('url', 'is required');
+  let parsed: URL;
+  try {
+    parsed = new URL(b.url);
+  } catch {
+    return invalid('url', 'must be a valid URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return invalid('url', 'must be an http or https URL');
+  const events = flags(WEBHOOK_EVENTS, b.events, 'events');
+  if (isProblem(events)) return events;
+  const sources = flags(WEBHOOK_SOURCES, b.sources, 'sources');
+  if (isProblem(sources)) return sources;
+  const answered = await fetch(b.url, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
+  if (answered !== 200) return invalid('url', `We couldn't verify the URL is working (a GET answered ${answered || 'nothing'}): it must be reachable from Mailchimp`);
+  return { id, url: b.url, list_id: listId, events, sources };
+}
+
+const firedAt = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+
+/** One change as Mailchimp's form body: `type`, `fired_at`, `data[...]`, merges as `data[merges][TAG]`. */
+export function deliveryForm(type: WebhookEvent, listId: string, email: string, merges: Record<string, string | number>, extra: Record<string, string>, now: number): string {
+  const form = new URLSearchParams({ type, fired_at: firedAt(now), 'data[id]': randomBytes(5).toString('hex'), 'data[list_id]': listId, 'data[email]': email, 'data[email_type]': 'html' });
+  for (const [tag, value] of Object.entries(merges)) form.set(`data[merges][${tag}]`, String(value));
+  for (const [name, value] of Object.entries(extra)) form.set(`data[${name}]`, value);
+  return form.toString();
+}
+
+/** Posts one delivery to a webhook (Mailchimp waits up to 10 s); answers the status, 0 when unreachable. */
+export async function post(url: string, form: string, closing: AbortSignal): Promise<number> {
+  const signal = AbortSignal.any([AbortSignal.timeout(10_000), closing]);
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, signal }).then(
+    (r) => r.status,
+    () => 0,
+  );
+}

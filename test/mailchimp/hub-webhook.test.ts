@@ -1,0 +1,123 @@
+import request from 'supertest';
+import { loadConfig } from '@verify-hub/core';
+import { mailchimpSetup } from '@verify-hub/connector-mailchimp';
+import { FakeMailchimp, md5Hash } from '../fakes/mailchimp';
+import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+
+const TOKEN = 'mc-hook-admin-token-0123456789abcdef';
+const KEY = `${'5'.repeat(32)}-us4`;
+const auth = { Authorization: `Bearer ${TOKEN}` };
+
+/**
+ * `verify-hub serve` registering its own Mailchimp audience webhook (sources user and admin, not api),
+ * against the fake Mailchimp that delivers webhooks by source: the hub's write-backs never come back.
+ */
+describe('Mailchimp: the hub registers its audience webhook without the api source', () => {
+  let stack: ServeStack;
+  let fake: FakeMailchimp;
+
+  beforeAll(async () => {
+    fake = await new FakeMailchimp().start();
+    fake.addAccount(KEY, { dc: 'us4' });
+    fake.addList(KEY, 'news');
+    fake.addMembers('news', [{ email: 'ada@example.com' }, { email: 'bob@example.org' }, { email: 'cy@example.net' }]);
+    stack = await startServeStack('mc-hook', TOKEN, { MAILCHIMP_API_BASE: fake.apiBase });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await fake?.close();
+  });
+
+  const connect = () => request(stack.hub.url).post('/api/connections/mailchimp').set(auth).send({ apiKey: KEY, listId: 'news' });
+  const secretOf = (url: string) => url.split('/').pop();
+
+  it('registers one webhook at its receiver (user and admin, not api) on connect, again, and on a renewed address', async () => {
+    const first = await connect();
+    expect(first.status).toBe(201);
+    expect(first.body.webhook).toEqual({ registered: true });
+    const [hook, ...others] = fake.webhooks('news');
+    expect(others).toEqual([]);
+    expect(hook).toMatchObject({
+      url: first.body.webhookUrl,
+      sources: { user: true, admin: true, api: false },
+      events: { subscribe: true, unsubscribe: true, profile: true, cleaned: true, upemail: true, campaign: false },
+    });
+    expect(hook!.url).toMatch(new RegExp(`^${stack.hub.url}/webhooks/mailchimp/mailchimp-us4-news/[A-Za-z0-9_-]{32}$`));
+
+    // Connecting again makes a new secret: the old registration is replaced, not doubled.
+    const second = await connect();
+    expect(second.body.webhook).toEqual({ registered: true });
+    expect(fake.webhooks('news').map((h) => h.url)).toEqual([second.body.webhookUrl]);
+    const renewed = await request(stack.hub.url).post('/api/connections/mailchimp-us4-news/webhook-url').set(auth);
+    expect(renewed.body).toEqual({ webhookUrl: expect.stringContaining('/webhooks/mailchimp/mailchimp-us4-news/'), webhook: { registered: true } });
+    expect(secretOf(renewed.body.webhookUrl)).not.toBe(secretOf(second.body.webhookUrl));
+    expect(fake.webhooks('news').map((h) => h.url)).toEqual([renewed.body.webhookUrl]);
+
+    // The same registration asked for twice keeps the webhook there (same id), with nothing posted to Mailchimp.
+    const { id } = fake.webhooks('news')[0]!;
+    const stored = await stack.hub.pipeline.connections!.get('mailchimp-us4-news');
+    fake.resetStats();
+    const again = await mailchimpSetup(loadConfig({ MAILCHIMP_API_BASE: fake.apiBase })).registerWebhook!(stored!, stack.hub.url);
+    expect(again).toEqual({ url: renewed.body.webhookUrl, registered: true });
+    expect(fake.webhooks('news').map((h) => h.id)).toEqual([id]);
+    expect(fake.stats().write).toBe(0);
+  });
+
+  it("a sync's write-backs post nothing back; an admin change posts one event, verified and written back once", async () => {
+    expect((await request(stack.hub.url).post('/api/connections/mailchimp-us4-news/ensure-schema').set(auth)).status).toBe(200);
+    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'mailchimp', connectionId: 'mailchimp-us4-news', scope: 'all' });
+    expect(started.status).toBe(201);
+    const run = await until(
+      async () => (await request(stack.hub.url).get(`/api/runs/${started.body.id}`).set(auth)).body,
+      (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status),
+    );
+    expect(run).toMatchObject({ status: 'completed', counters: { pulled: 3 } });
+    expect(fake.member('news', 'ada@example.com')!.merge_fields.EVRISK).toEqual(expect.any(String));
+    expect(fake.member('news', 'ada@example.com')!.merge_fields.EVRISK).not.toBe('');
+    await fake.deliveriesSettled();
+    expect(fake.deliveries).toEqual([]);
+
+    fake.resetStats();
+    fake.changeAsAdmin('news', 'dee@example.com');
+    await fake.deliveriesSettled();
+    expect(fake.deliveries).toEqual([{ url: fake.webhooks('news')[0]!.url, type: 'subscribe', source: 'admin', email: 'dee@example.com', status: 200 }]);
+    await until(
+      async () => fake.member('news', 'dee@example.com')!.merge_fields.EVRISK,
+      (risk) => typeof risk === 'string' && risk !== '',
+    );
+    // Let any second round show up before counting: there must be none.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await fake.deliveriesSettled();
+    expect(fake.deliveries).toHaveLength(1);
+    expect(stack.engine.callsFor('dee@example.com')).toBe(1);
+    expect(fake.requests.filter((r) => r.kind === 'write').every((r) => r.status < 300 && r.path.startsWith('/lists/news'))).toBe(true);
+    expect(fake.stats().write).toBeGreaterThan(0);
+  });
+
+  it('the fake refuses a bad webhook body naming the field, and delivers a change only to webhooks asking for its source', async () => {
+    const post = (body: unknown) =>
+      fetch(`${fake.apiBase}/lists/news/webhooks`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`any:${KEY}`).toString('base64')}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const badUrl = await post({ url: 'not a url', sources: { api: false } });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await badUrl.json()).toMatchObject({ title: 'Invalid Resource', errors: [{ field: 'url' }] });
+    expect(await (await post({ url: `${stack.hub.url}/readyz`, sources: { robots: true } })).json()).toMatchObject({ errors: [{ field: 'sources.robots' }] });
+
+    // Another listener that takes API changes only: a user's sign-up goes to the hub's webhook alone, an API write to the other alone.
+    const apiOnly = await post({ url: `${stack.hub.url}/readyz`, events: { subscribe: true, profile: true }, sources: { user: false, admin: false, api: true } });
+    expect(apiOnly.status).toBe(200);
+    fake.deliveries.length = 0;
+    fake.subscribeAsUser('news', 'eve@example.com');
+    await fake.deliveriesSettled();
+    expect(fake.deliveries.map((d) => [d.url.includes('/webhooks/mailchimp/'), d.source, d.type])).toEqual([[true, 'user', 'subscribe']]);
+    fake.deliveries.length = 0;
+    const patched = await fetch(`${fake.apiBase}/lists/news/members/${md5Hash('eve@example.com')}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ merge_fields: { EVRISK: 'changed by a test' } }),
+    });
+    expect(patched.status).toBe(200);
+    await fake.deliveriesSettled();
+    expect(fake.deliveries.map((d) => [d.url, d.source, d.type])).toEqual([[`${stack.hub.url}/readyz`, 'api', 'profile']]);
+  });
+});
