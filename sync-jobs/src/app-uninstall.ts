@@ -12,6 +12,9 @@ export function isAppUninstalled(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { appUninstalled?: unknown }).appUninstalled === true;
 }
 
+/** Why a run of an uninstalled app's connection ended. */
+export const UNINSTALLED_RUN_REASON = 'cancelled: the app was uninstalled from the account, so its connection was disconnected (install it again and connect to verify this list)';
+
 export interface UninstallServices {
   connections: ConnectionStore;
   runs: RunService;
@@ -22,7 +25,7 @@ export interface UninstallServices {
 /** Disconnects `connectionId` after an uninstall; undefined when it was not (or no longer) stored. Says what it did in one log line. */
 export async function disconnectUninstalled(connectionId: string, services: UninstallServices): Promise<DisconnectOutcome | undefined> {
   if (!(await services.connections.get(connectionId))) return undefined;
-  const outcome = await disconnectConnection(connectionId, { ...services, operations: undefined });
+  const outcome = await disconnectConnection(connectionId, { ...services, operations: undefined, cancelReason: UNINSTALLED_RUN_REASON });
   const note = 'the app was uninstalled from the account, so nothing was deleted on the platform';
   const done = { ...outcome, notes: [...outcome.notes, note], summary: `${outcome.summary} The app was uninstalled from the account: nothing to delete there.` };
   services.logger.warn({ connectionId, summary: done.summary }, 'app uninstalled: connection disconnected');

@@ -108,7 +108,8 @@ export interface RunService {
   start(request: StartRunRequest): Promise<RunRecord>;
   get(id: string): Promise<RunRecord | undefined>;
   list(filter?: RunListFilter): Promise<RunRecord[]>;
-  cancel(id: string): Promise<RunRecord>;
+  /** Cancels a queued, running or paused run; `reason` says why (default: cancelled by a user). */
+  cancel(id: string, reason?: string): Promise<RunRecord>;
   /** Resumes a paused run; `maxCredits` raises (or sets) its credit limit first (a run stopped at its limit). */
   resume(id: string, changes?: { maxCredits?: number }): Promise<RunRecord>;
   /** Starts a new run that re-verifies the unknown results of run `id`. */

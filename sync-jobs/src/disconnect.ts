@@ -25,7 +25,7 @@ export interface DisconnectOutcome {
  */
 export async function disconnectConnection(
   id: string,
-  services: { connections: ConnectionStore; runs: RunService; schedules?: ScheduleService; operations?: ConnectionOperations; logger: Logger },
+  services: { connections: ConnectionStore; runs: RunService; schedules?: ScheduleService; operations?: ConnectionOperations; logger: Logger; cancelReason?: string },
 ): Promise<DisconnectOutcome> {
   const removedSchedules: string[] = [];
   for (const schedule of (await services.schedules?.listSchedules()) ?? []) {
@@ -36,7 +36,7 @@ export async function disconnectConnection(
     for (const run of await services.runs.list({ status, limit: UNFINISHED_RUNS })) {
       if (run.connectionId !== id) continue;
       try {
-        cancelledRuns.push((await services.runs.cancel(run.id)).id);
+        cancelledRuns.push((await services.runs.cancel(run.id, services.cancelReason)).id);
       } catch (error) {
         if (!(error instanceof InputError)) throw error; // it finished meanwhile
       }

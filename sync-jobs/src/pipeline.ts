@@ -40,6 +40,7 @@ import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
 import { createRedis, type Redis } from './redis';
 import { RunCommands } from './run-commands';
+import { disconnectUninstalled } from './app-uninstall';
 import { RunPauses } from './run-pauses';
 import { RunReconciler } from './run-reconciler';
 import { RunStore } from './run-store';
@@ -172,7 +173,9 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
     const ctx = new PipelineContext(this.redis, this.keys, this.store, this.cache, { bulk: this.limiters, interactive: interactiveLimiters }, new FairLanes(this.redis, this.keys), this.queues, registry, this.connections, settings, this.log);
     this.ctx = ctx;
-    const pauses = new RunPauses(ctx);
+    const pauses = new RunPauses(ctx, (connectionId) =>
+      this.connections ? disconnectUninstalled(connectionId, { connections: this.connections, runs: this, schedules: this.schedules, logger: this.log }) : Promise.resolve(),
+    );
     this.rechecks = new RecheckWorker(ctx);
     this.pager = new Pager(ctx, pauses, new SingleWriterRun(ctx, pauses));
     this.chunkWorker = new ChunkWorker(ctx, pauses, this.rechecks);
@@ -222,8 +225,8 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     return this.store.list(filter);
   }
 
-  cancel(id: string): Promise<RunRecord> {
-    return this.commands.cancel(id);
+  cancel(id: string, reason?: string): Promise<RunRecord> {
+    return this.commands.cancel(id, reason);
   }
 
   pause(id: string): Promise<RunRecord> {

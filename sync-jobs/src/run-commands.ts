@@ -21,9 +21,9 @@ export class RunCommands {
     return run;
   }
 
-  async cancel(id: string): Promise<RunRecord> {
+  async cancel(id: string, reason = 'cancelled by a user'): Promise<RunRecord> {
     const { store, queues } = this.ctx;
-    const ok = await store.transition(id, 'cancelled', ['queued', 'running', 'paused'], 'cancelled by a user');
+    const ok = await store.transition(id, 'cancelled', ['queued', 'running', 'paused'], reason);
     const run = await this.mustGet(id);
     if (!ok) throw new InputError('id', `run ${id} is ${run.status}; only queued, running or paused runs can be cancelled`);
     await store.setFields(id, { finishedAt: new Date().toISOString() });

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { AuthError, ConfigError, InputError, QuotaError, RateLimitError } from '@verify-hub/core';
+import { isAppUninstalled } from './app-uninstall';
 import type { ChunkOutcome } from './chunk-processor';
 import { syncMetrics } from './metrics';
 import type { PipelineContext } from './pipeline-context';
@@ -12,7 +13,11 @@ export type RunStop = NonNullable<ChunkOutcome['stopped']>;
  * its chunks wait meanwhile (parked until `resume` promotes them).
  */
 export class RunPauses {
-  constructor(private readonly ctx: PipelineContext) {}
+  constructor(
+    private readonly ctx: PipelineContext,
+    /** Disconnects a connection whose platform app was uninstalled (which cancels its runs). */
+    private readonly disconnectUninstalled?: (connectionId: string) => Promise<unknown>,
+  ) {}
 
   /** A chunk of a paused run waits, with the results it already has, until `resume` promotes it. */
   async park(job: Job, token: string | undefined): Promise<void> {
@@ -59,7 +64,15 @@ export class RunPauses {
         await queues.runs.add('auto-resume', { runId }, { jobId: `${runId}-resume-${stop.resumeAt}`, delay: Math.max(0, stop.resumeAt - Date.now()) + 1000, removeOnComplete: true, removeOnFail: true });
       }
       (await this.ctx.runLogById(runId)).warn({ reason: stop.reason, source, err: error }, 'run paused');
+      // No reconnect brings an uninstalled app back: the connection goes, as on the journal's or an action's report.
+      if (isAppUninstalled(error)) await this.disconnectAfterUninstall(runId);
     }
+  }
+
+  private async disconnectAfterUninstall(runId: string): Promise<void> {
+    const connectionId = (await this.ctx.store.get(runId))?.connectionId;
+    if (!connectionId || !this.disconnectUninstalled) return;
+    await this.disconnectUninstalled(connectionId).catch(async (err: unknown) => (await this.ctx.runLogById(runId)).error({ err }, 'disconnecting an uninstalled app failed'));
   }
 
   /** A run stopped by its credit limit is paused, never a green `completed` with rows left unchecked. */

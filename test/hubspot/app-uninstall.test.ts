@@ -1,8 +1,9 @@
 import { createHubSpotConnectorFactory, exchangeHubSpotCode, HubSpotAppUninstalledError, HubSpotAuthError, refreshHubSpotToken } from '@verify-hub/connector-hubspot';
-import { createLogger, parseScope } from '@verify-hub/core';
-import { disconnectUninstalled, isAppUninstalled, type SyncPipeline } from '@verify-hub/sync-jobs';
+import { EngineClient, createLogger, parseScope } from '@verify-hub/core';
+import { UNINSTALLED_RUN_REASON, disconnectUninstalled, isAppUninstalled, type SyncPipeline } from '@verify-hub/sync-jobs';
+import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
-import { platformPipeline } from '../sync-jobs/helpers';
+import { platformPipeline, waitFor, waitForStatus } from '../sync-jobs/helpers';
 
 /**
  * Uninstalling the app from a portal: HubSpot then refuses the install's refresh token as unknown,
@@ -20,6 +21,8 @@ beforeAll(async () => {
   fake.addPortal({ portalId: '611' });
   fake.addPortal({ portalId: '612' });
   fake.addContacts('611', [{ email: 'a@example.com' }]);
+  fake.addPortal({ portalId: '613' });
+  fake.addContacts('613', Array.from({ length: 1500 }, (_, i) => ({ email: `user.${i}@uninstall${i % 5}.example.com` })));
   pipeline = platformPipeline('vhuninstall', { hubspot: createHubSpotConnectorFactory({ clientId: fake.oauth.clientId, clientSecret: fake.oauth.clientSecret }) });
 });
 afterAll(async () => {
@@ -71,4 +74,29 @@ describe('HubSpot app uninstall', () => {
     // A second report of the same uninstall finds nothing to do.
     expect(await disconnectUninstalled(record.id, { connections: pipeline.connections!, runs: pipeline, schedules: pipeline.schedules, logger })).toBeUndefined();
   });
+
+  it('a sync run that finds the app uninstalled ends cancelled, saying why, and the connection is disconnected', async () => {
+    const engine = new FakeEngine({ latencyMs: 5 });
+    await engine.start();
+    const record = await install('613');
+    const schedule = await pipeline.schedules.saveSchedule({ cron: '0 5 * * *', request: { platform: 'hubspot', connectionId: record.id, scope: 'all' } });
+    const workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey, retries: 0 }) });
+    try {
+      const run = await pipeline.start({ platform: 'hubspot', connectionId: record.id, scope: 'all' });
+      await waitFor(async () => (await pipeline.store.progress(run.id)).pagesDone >= 2);
+      fake.uninstallApp('613');
+      const ended = await waitForStatus(pipeline, run.id, ['cancelled', 'completed', 'failed']);
+      // Not a pause waiting for a reconnect that cannot come: the run ends, and says why.
+      expect({ status: ended.status, reason: ended.statusReason }).toEqual({ status: 'cancelled', reason: UNINSTALLED_RUN_REASON });
+      // The run is cancelled first, then the stored token goes (disconnect's order).
+      await waitFor(async () => (await pipeline.connections!.get(record.id)) === undefined);
+      expect((await pipeline.schedules.listSchedules()).map((s) => s.id)).not.toContain(schedule.id);
+      // Every contact pulled before the uninstall was bought at most once.
+      const asked = engine.requests.filter((r) => r.keyMatched).map((r) => r.email);
+      expect(asked.length).toBe(new Set(asked).size);
+    } finally {
+      await workers.close();
+      await engine.stop();
+    }
+  }, 60_000);
 });
