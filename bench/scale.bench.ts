@@ -48,6 +48,9 @@ function removeBuild(): void {
 }
 
 const describe = (r: ScaleRun) => `${r.engineRate.toFixed(0).padStart(5)} verifications/s (end to end ${r.endToEndRate.toFixed(0)} contacts/s; ${r.status})`;
+/** Where the machine's cores went: when their sum nears the core count, CPU (not the workers' count) is the limit. */
+const cpuLine = (r: ScaleRun) =>
+  `      cores busy: workers ${r.cpu.workers.toFixed(2)}, fakes + bench ${r.cpu.fakes.toFixed(2)}, Redis ${r.cpu.redis.toFixed(2)}; sum ${(r.cpu.workers + r.cpu.fakes + r.cpu.redis).toFixed(2)} of ${r.cpu.machine}`;
 
 async function workerScaling(setup: ScaleSetup): Promise<ScaleRun> {
   console.log(`\n1. ${CONTACTS.toLocaleString('en')}-contact HubSpot sync by N worker processes (built CLI, 4 chunks x 10 verifications each); engine ${ENGINE_LATENCY_MS} ms, no limit`);
@@ -56,6 +59,7 @@ async function workerScaling(setup: ScaleSetup): Promise<ScaleRun> {
     const run = await syncWithWorkers(setup, n);
     runs.push(run);
     console.log(`   ${n} process${n > 1 ? 'es' : '  '}: ${describe(run)}  ratio to 1: ${(run.engineRate / runs[0]!.engineRate).toFixed(2)}x`);
+    console.log(cpuLine(run));
   }
   const limitedEngine = new FakeEngine({ latencyMs: ENGINE_LATENCY_MS, ratePerSecond: ENGINE_R });
   await limitedEngine.start();
@@ -63,6 +67,7 @@ async function workerScaling(setup: ScaleSetup): Promise<ScaleRun> {
     const bound = await syncWithWorkers({ ...setup, engine: limitedEngine, engineRate: ENGINE_R }, 4);
     const refused = limitedEngine.requests.filter((q) => q.keyMatched).length - CONTACTS;
     console.log(`   4 processes, engine limit R = ${ENGINE_R}/s (VERIFY_HUB_ENGINE_RATE=${ENGINE_R}): ${describe(bound)}  rate / R = ${(bound.engineRate / ENGINE_R).toFixed(3)}; ${refused} answered 429`);
+    console.log(cpuLine(bound));
   } finally {
     await limitedEngine.stop();
   }

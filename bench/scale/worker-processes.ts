@@ -6,6 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type ConnectionRecord } from '@verify-hub/core';
 import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
@@ -31,6 +33,21 @@ export interface ScaleRun {
   /** Contacts written per second from the run's start to its completion. */
   endToEndRate: number;
   status: string;
+  /** Cores busy on average during the run: the worker processes, this process (the fakes), Redis. */
+  cpu: { workers: number; fakes: number; redis: number; machine: number };
+}
+
+/** CPU seconds a process has used (user + system), from /proc: Linux only. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+/** CPU seconds the Redis server has used (INFO cpu). */
+async function redisCpuSeconds(pipeline: SyncPipeline): Promise<number> {
+  const info = await pipeline.redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return field('used_cpu_user') + field('used_cpu_sys');
 }
 
 export interface ScaleSetup {
@@ -86,6 +103,7 @@ export async function syncWithWorkers(setup: ScaleSetup, processes: number): Pro
   const engineCallsBefore = setup.engine.requests.length;
   try {
     const started = Date.now();
+    const cpuBefore = { workers: workers.map((w) => cpuSecondsOf(w.pid!)), fakes: process.cpuUsage(), redis: await redisCpuSeconds(pipeline) };
     const { id } = await pipeline.start({ platform: 'hubspot', connectionId: connection.id, scope: 'all' });
     for (;;) {
       const run = (await pipeline.get(id))!;
@@ -93,7 +111,14 @@ export async function syncWithWorkers(setup: ScaleSetup, processes: number): Pro
         const ms = Date.now() - started;
         const answered = setup.engine.requests.slice(engineCallsBefore).filter((q) => q.keyMatched);
         const span = answered.length > 1 ? answered[answered.length - 1]!.at - answered[0]!.at : ms;
-        return { processes, contacts: setup.contacts, engineRate: ((answered.length - 1) * 1000) / span, endToEndRate: (run.counters.written * 1000) / ms, status: `${run.status}, ${run.counters.written} written` };
+        const fakes = process.cpuUsage(cpuBefore.fakes);
+        const cpu = {
+          workers: workers.reduce((sum, w, i) => sum + cpuSecondsOf(w.pid!) - cpuBefore.workers[i]!, 0) / (ms / 1000),
+          fakes: (fakes.user + fakes.system) / 1e6 / (ms / 1000),
+          redis: ((await redisCpuSeconds(pipeline)) - cpuBefore.redis) / (ms / 1000),
+          machine: cpus().length,
+        };
+        return { processes, contacts: setup.contacts, engineRate: ((answered.length - 1) * 1000) / span, endToEndRate: (run.counters.written * 1000) / ms, status: `${run.status}, ${run.counters.written} written`, cpu };
       }
       if (Date.now() - started > 300_000) throw new Error(`run still ${run.status} after 300 s`);
       await new Promise((r) => setTimeout(r, 50));
