@@ -8,6 +8,8 @@
  *  4. peak RSS of the 1,000,000-contact sync (bench/sync.bench.ts --memory-only, no heap flags) and of
  *     `verify-hub serve` cleaning a 50,000-row file from the dashboard's API.
  * Builds the CLI first when cli/dist is missing, and removes what it built at the end.
+ * SCALE_BENCH_ONLY=memory runs part 4 alone (the other parts load the machine for minutes); =clean or
+ * =sync runs one half of it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +29,7 @@ const ENGINE_R = 300;
 /** This session's ports: the hub of the file clean, and the cluster nodes (their bus ports are +10000). */
 const SERVE_PORT = 42510;
 const CLUSTER_FIRST_PORT = 42550;
+const ONLY = process.env.SCALE_BENCH_ONLY as 'memory' | 'clean' | 'sync' | undefined;
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
 
 function buildCli(): boolean {
@@ -90,8 +93,11 @@ function webhookAcks(): void {
 
 async function memory(redisUrl: string): Promise<void> {
   console.log('\n4. memory, no heap flags');
-  const sync = spawnSync(process.execPath, ['--expose-gc', ...BENCH_NODE_ARGS, join(__dirname, 'sync.bench.ts'), '--memory-only'], { encoding: 'utf8', env: process.env, timeout: 300_000 });
-  for (const line of `${sync.stdout}${sync.stderr}`.trim().split('\n')) console.log(`   ${line}`);
+  if (ONLY !== 'clean') {
+    const sync = spawnSync(process.execPath, ['--expose-gc', ...BENCH_NODE_ARGS, join(__dirname, 'sync.bench.ts'), '--memory-only'], { encoding: 'utf8', env: process.env, timeout: 300_000 });
+    for (const line of `${sync.stdout}${sync.stderr}`.trim().split('\n')) console.log(`   ${line}`);
+  }
+  if (ONLY === 'sync') return;
   const engine = new FakeEngine({ latencyMs: 5 });
   await engine.start();
   try {
@@ -110,10 +116,12 @@ async function main(): Promise<void> {
   await engine.start();
   await hubspot.start();
   try {
-    const setup: ScaleSetup = { redisUrl: redis.url, engine, hubspot, contacts: CONTACTS };
-    const twoProcesses = await workerScaling(setup);
-    await clusterVersusSingle(setup, twoProcesses);
-    webhookAcks();
+    if (!ONLY) {
+      const setup: ScaleSetup = { redisUrl: redis.url, engine, hubspot, contacts: CONTACTS };
+      const twoProcesses = await workerScaling(setup);
+      await clusterVersusSingle(setup, twoProcesses);
+      webhookAcks();
+    }
     await memory(redis.url);
   } finally {
     await hubspot.stop();
