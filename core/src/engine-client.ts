@@ -1,4 +1,5 @@
 import { readEngineAnswer } from './engine-wire';
+import { deadline, type Deadline } from './deadline';
 import {
   ConfigError,
   EngineAuthError,
@@ -110,7 +111,15 @@ export class EngineClient implements Verifier {
     const left = this.options.deadline === undefined ? Infinity : this.options.deadline - Date.now();
     if (left <= 0) throw new EngineUnavailableError('no time left for another engine call');
     const timeoutMs = Math.max(1, Math.floor(Math.min(this.opts.timeoutMs, left)));
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = deadline(timeoutMs, signal);
+    try {
+      return await this.answerOf(email, normalized, await this.fetchAnswer(url, timeout, timeoutMs, signal, idempotencyKey));
+    } finally {
+      timeout.clear();
+    }
+  }
+
+  private async fetchAnswer(url: URL, timeout: Deadline, timeoutMs: number, signal?: AbortSignal, idempotencyKey?: string): Promise<{ response: Response; text: string }> {
     const doFetch = this.options.fetch ?? fetch;
     let response: Response;
     try {
@@ -122,13 +131,16 @@ export class EngineClient implements Verifier {
           'User-Agent': this.options.userAgent ?? 'verify-hub',
           ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
         },
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: timeout.signal,
       });
     } catch (cause) {
-      const timedOut = timeout.aborted && !signal?.aborted;
+      const timedOut = timeout.signal.aborted && !signal?.aborted;
       throw new EngineUnavailableError(timedOut ? `engine did not answer within ${timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
     }
-    const text = await response.text().catch(() => '');
+    return { response, text: await response.text().catch(() => '') };
+  }
+
+  private answerOf(email: string, normalized: string, { response, text }: { response: Response; text: string }): Verification {
     if (response.status === 200) {
       const reading = readEngineAnswer(safeJson(text), email, normalized);
       const requestId = requestIdOf(response);

