@@ -84,4 +84,5 @@ export interface WebhookUrlRenewed {
 export interface KeyFieldChoices {
   choices: KeyFieldChoice[];
 }
+export type * from './run-api-types';
 export type { EngineAccountUsage, EngineKeyView, KeyField, KeyFieldChoice, PlatformCard, SchemaReport } from '@verify-hub/core';
