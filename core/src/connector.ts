@@ -1,4 +1,5 @@
 import type { SchemaReport } from './platform-wire';
+import type { RiskAction } from './result-wire';
 import type { Verification } from './verification';
 
 /** The contract every platform connector implements (DESIGN.md §4). */
@@ -47,9 +48,6 @@ export interface ContactResult {
   contact: Contact;
   verification: Verification;
 }
-
-/** Opt-in actions per risk; only `invalid` may unsubscribe or archive. Never delete, never resubscribe. */
-export type RiskAction = 'none' | 'unsubscribe' | 'archive';
 
 export interface WriteOptions {
   /** Report what would change; change nothing. */

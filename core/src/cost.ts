@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import type { CostView, Money } from './result-wire';
 
 /**
  * Credits in money and the estimate in words: one place, so the CLI, the admin API and the dashboard
@@ -16,13 +17,6 @@ export interface Pricing {
 export function pricingFromConfig(config: Pick<Config, 'VERIFY_HUB_PRICE_PER_1000' | 'VERIFY_HUB_CURRENCY'>): Pricing | undefined {
   if (config.VERIFY_HUB_PRICE_PER_1000 === undefined) return undefined;
   return { pricePer1000: config.VERIFY_HUB_PRICE_PER_1000, currency: config.VERIFY_HUB_CURRENCY };
-}
-
-/** A sum of money: what `credits` cost, its currency and how people read it ("$2.13", "less than $0.01"). */
-export interface Money {
-  amount: number;
-  currency: string;
-  text: string;
 }
 
 const SMALLEST_SHOWN = 0.01;
@@ -55,13 +49,6 @@ export function estimateText(estimatedCredits: number, pricing?: Pricing): strin
   // Zero: every address was checked recently, or there is none to check (a column of names).
   if (estimatedCredits === 0) return `No credits: nothing left to verify (${FREE_RESULTS_TEXT})`;
   return `At most ${costText(estimatedCredits, pricing)}: ${FREE_RESULTS_TEXT}`;
-}
-
-/** What an estimate or a run's spending carries for display: credits, money when priced, and the words. */
-export interface CostView {
-  credits: number;
-  money?: Money;
-  text: string;
 }
 
 export function estimateView(estimatedCredits: number, pricing?: Pricing): CostView {

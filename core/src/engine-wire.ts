@@ -8,10 +8,10 @@ import {
   SPF_VALUES,
   type Checks,
   type Deliverability,
-  type Risk,
   type Verification,
   VerificationSchema,
 } from './verification';
+import type { Risk } from './result-wire';
 
 /**
  * The one reading and writing of the engine's verify answer (ENGINE-API.md §2.1, DESIGN.md §1).

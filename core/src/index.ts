@@ -26,4 +26,4 @@ export * from './engine-keys';
 export * from './network-failure';
 export * from './hook-signature';
 export * from './platform';
-export * from './platform-wire';
+export * from './wire';

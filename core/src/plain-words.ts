@@ -1,3 +1,4 @@
+import { LEDGER_CATEGORIES, ROW_FLAGS, type CategoryInWords, type CheckInWords, type Ledger, type LedgerCategory, type RowFlag } from './result-wire';
 import type { Checks, Verification } from './verification';
 
 /**
@@ -42,16 +43,6 @@ export const REASON_WORDS: Readonly<Record<string, string>> = {
   write_failed: 'the result could not be written back; the next run tries again',
 };
 
-/**
- * The one ledger of a run: every contact (a row of a file, duplicates included) lands in exactly one
- * of these, its final category (a re-check moves a row from unknown to its new one). The run page,
- * the CLI summaries, summary.json and the files are all counted from it, so they agree to the row.
- */
-export const LEDGER_CATEGORIES = ['safe', 'risky', 'invalid', 'unknown', 'not_checked', 'unreadable', 'write_failed'] as const;
-export type LedgerCategory = (typeof LEDGER_CATEGORIES)[number];
-/** Rows per category; `total` is their sum (every row once). */
-export type Ledger = Record<LedgerCategory, number> & { total: number };
-
 export function emptyLedger(): Ledger {
   return { safe: 0, risky: 0, invalid: 0, unknown: 0, not_checked: 0, unreadable: 0, write_failed: 0, total: 0 };
 }
@@ -72,14 +63,6 @@ export const CATEGORY_WORDS: Readonly<Record<LedgerCategory, { label: string; ex
   write_failed: { label: 'Failed to write', explanation: 'verified, but the result could not be written back' },
 };
 
-/**
- * Flags a row may carry on top of its category (a role address is also safe, risky or invalid): the
- * file downloads offer a list per flag. A flag is set only when the check said yes (`true`), never for
- * "not checked".
- */
-export const ROW_FLAGS = ['role', 'disposable', 'catch_all'] as const;
-export type RowFlag = (typeof ROW_FLAGS)[number];
-
 export const FLAG_WORDS: Readonly<Record<RowFlag, { label: string; explanation: string }>> = {
   role: { label: 'Role address', explanation: 'an address read by a team (info@, sales@, ...), not one person' },
   disposable: { label: 'Disposable', explanation: 'a throwaway address from a disposable-mail service' },
@@ -90,14 +73,6 @@ export const FLAG_WORDS: Readonly<Record<RowFlag, { label: string; explanation: 
 export function rowFlags(v: Pick<Verification, 'checks'>): RowFlag[] {
   const set: Record<RowFlag, boolean> = { role: v.checks.roleAccount === true, disposable: v.checks.disposable === true, catch_all: v.checks.catchAll === true };
   return ROW_FLAGS.filter((flag) => set[flag]);
-}
-
-/** A ledger category with rows, in plain words: what the run page and the CLI show. */
-export interface CategoryInWords {
-  category: LedgerCategory;
-  label: string;
-  count: number;
-  explanation: string;
 }
 
 /**
@@ -168,15 +143,6 @@ export function suggestedAddress(v: Pick<Verification, 'email' | 'checks'>): str
   if (s.includes('@')) return s;
   const at = v.email.lastIndexOf('@');
   return at > 0 ? `${v.email.slice(0, at).trim()}@${s}` : s;
-}
-
-/** One check of a result in plain words; `value` is "not checked" when the check was not made (null). */
-export interface CheckInWords {
-  /** The canonical check's name (`syntax`, `mx`, `smtp`, ...). */
-  check: string;
-  label: string;
-  value: string;
-  checked: boolean;
 }
 
 const NOT_CHECKED = 'not checked';

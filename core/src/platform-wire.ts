@@ -1,6 +1,6 @@
 /*
  * The shapes the dashboard reads over HTTP (GET /api/platforms, schema reports, engine keys and usage). Dependency-free on purpose:
- * the dashboard's tsconfig maps `@verify-hub/core` to this file alone, so its `import type` of the
+ * the dashboard's tsconfig maps `@verify-hub/core` to core/src/wire.ts, which re-exports this file, so its `import type` of the
  * server's answers (webhooks-in/src/api-types.ts) never pulls Node code into the browser bundle.
  */
 

@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { RISKS } from './result-wire';
 
-/** The four risks every part of the hub speaks. `unknown` is never billed and never written as `invalid`. */
-export const RISKS = ['safe', 'risky', 'invalid', 'unknown'] as const;
 export const RiskSchema = z.enum(RISKS);
-export type Risk = z.infer<typeof RiskSchema>;
 
 /**
  * verify-hub's own values for the answer's open string vocabularies (ENGINE-API.md publishes only one

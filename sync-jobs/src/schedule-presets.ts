@@ -1,4 +1,4 @@
-import { InputError } from '@verify-hub/core';
+import { InputError, type SchedulePreset } from '@verify-hub/core';
 import { z } from 'zod';
 
 /**
@@ -6,10 +6,7 @@ import { z } from 'zod';
  * patterns: the store keeps only the pattern, and `presetOf` reads a preset back from one, so the list
  * says "Every Monday at 09:00" whether the schedule was made from a preset or typed as that cron.
  */
-export type SchedulePreset =
-  | { every: 'day'; time: string }
-  | { every: 'week'; weekday: number; time: string }
-  | { every: 'month'; day: number; time: string };
+export type { SchedulePreset } from '@verify-hub/core';
 
 export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 

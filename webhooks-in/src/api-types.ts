@@ -1,9 +1,10 @@
 import type { KeyField, KeyFieldChoice, PlatformCard } from '@verify-hub/core';
 
 /*
- * The admin API's connection and platform answers (and core's wire shapes it re-exports): the one definition, used by the routes and
- * imported by the dashboard with `import type` (esbuild erases it). It imports nothing but core's
- * dependency-free wire types (core/src/platform-wire.ts), so it type-checks in the browser's tsconfig too.
+ * The admin API's connection and platform answers (and core's wire shapes it re-exports; the run answers are in
+ * run-api-types.ts): the one definition, used by the routes and imported by the dashboard with `import type`
+ * (esbuild erases it). It imports nothing but core's dependency-free wire types (core/src/wire.ts), so it
+ * type-checks in the browser's tsconfig too.
  */
 
 export type ConnectionAuth = 'oauth' | 'token' | 'api_key';
@@ -84,4 +85,5 @@ export interface WebhookUrlRenewed {
 export interface KeyFieldChoices {
   choices: KeyFieldChoice[];
 }
+export type * from './run-api-types';
 export type { EngineAccountUsage, EngineKeyView, KeyField, KeyFieldChoice, PlatformCard, SchemaReport } from '@verify-hub/core';

@@ -6,38 +6,17 @@ import { CATEGORY_FILES, SPLIT_FORMATS, type CategoryFile, type FileSummary, typ
 import type { RunRecord } from '@verify-hub/sync-jobs';
 import { categoryPath, outputPath } from './file-outputs';
 import { HttpError } from './http-errors';
+import type { CategoryDownload, DownloadCategory, RunDownloads } from './run-api-types';
+
+export type { DownloadCategory } from './run-api-types';
 
 /** What `GET /runs/:id/download?category=` serves: the per-category files, and the rejected-rows file as `unreadable`. */
-export const DOWNLOAD_CATEGORIES = [...CATEGORY_FILES, 'unreadable'] as const;
-export type DownloadCategory = (typeof DOWNLOAD_CATEGORIES)[number];
+export const DOWNLOAD_CATEGORIES = [...CATEGORY_FILES, 'unreadable'] as const satisfies readonly DownloadCategory[];
 
 export const DownloadQuery = z.strictObject({
   category: z.enum(DOWNLOAD_CATEGORIES, { error: `must be one of ${DOWNLOAD_CATEGORIES.join(', ')}` }),
   format: z.enum(SPLIT_FORMATS, { error: `must be ${SPLIT_FORMATS.join(' or ')}` }).default('csv'),
 });
-
-/** One downloadable list of a finished file run: its rows' count (the ledger's, or the flag's) and its links when it has rows. */
-export interface CategoryDownload {
-  category: DownloadCategory;
-  label: string;
-  explanation: string;
-  count: number;
-  /** Absent when the list has no rows (or the run was cleaned before per-category files existed). */
-  csv?: string;
-  xlsx?: string;
-}
-
-export interface RunDownloads {
-  /** The cleaned file (every row not removed) and the removed rows, as the run wrote them. */
-  cleaned: { count: number; href: string };
-  /** `risks`: the risks whose rows were removed (absent for runs cleaned before the summary said). */
-  removed: { count: number; href: string; risks?: string[] };
-  summary: { href: string };
-  /** Safe, risky, invalid, unknown, not checked, could not be read: every row once, counted as the ledger counts it. */
-  categories: CategoryDownload[];
-  /** Role, disposable, catch-all: rows carrying the flag, whatever their category. */
-  flags: CategoryDownload[];
-}
 
 export const downloadHref = (runId: string, category: DownloadCategory, format: SplitFormat) => `/api/runs/${encodeURIComponent(runId)}/download?category=${category}&format=${format}`;
 

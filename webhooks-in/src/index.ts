@@ -9,7 +9,7 @@ export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
 export { UPLOAD_EXTENSIONS } from './upload-receiver';
 export { DOWNLOAD_CATEGORIES, downloadFileName, downloadPath, type DownloadCategory } from './file-downloads';
 export { inputOfFileRun } from './file-outputs';
-export { explainResult, type SingleCheckAnswer } from './routes/verify';
+export { explainResult } from './routes/verify';
 export * from './webhook-ingest';
 export * from './platform-setup';
 export * from './connection-view';

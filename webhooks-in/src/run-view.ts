@@ -1,19 +1,7 @@
 import { basename, dirname } from 'node:path';
-import { RateTracker, averageEtaMs, parseScope, progressFigure, runName, spentView, type CostView, type Pricing } from '@verify-hub/core';
+import { RateTracker, averageEtaMs, parseScope, progressFigure, runName, spentView, type Pricing } from '@verify-hub/core';
 import type { RunRecord } from '@verify-hub/sync-jobs';
-
-export interface RunProgress {
-  /** Contacts finished one way or another: written, unchanged or failed (skipped records were never pulled). */
-  done: number;
-  /** Contacts read from the source so far (the denominator while the source is still being paged). */
-  pulled: number;
-  /** The contacts the run is expected to go through, from a total known up front (a file's rows, less rows skipped so far): absent when the source gives none, until the run completed. */
-  total?: number;
-  /** 0..100 against `total`, never 100 before the run finished, never going back; absent when no total is known ("n so far"). */
-  percent?: number;
-  /** Seconds left at the recent rate (one-minute weighted), while the run is running and a total is known. */
-  etaSeconds?: number;
-}
+import type { RunProgress, RunView } from './run-api-types';
 
 /** The recent rate of each live run, fed by every view of it (the dashboard's polls and events): for the ETA. */
 const rates = new Map<string, RateTracker>();
@@ -41,8 +29,6 @@ function withoutServerPaths(run: RunRecord): RunRecord {
   if (run.statusReason && folder !== '.') view.statusReason = run.statusReason.split(`${folder}/`).join('').split(folder).join('');
   return view;
 }
-
-export type RunView = RunRecord & { name: string; progress: RunProgress; spent: CostView };
 
 /**
  * A run as the admin API shows it: the record (no server path), its name for people (given at start,

@@ -1,19 +1,9 @@
-import { estimateView, InputError, type CostView, type Pricing } from '@verify-hub/core';
+import { estimateView, InputError, type Pricing } from '@verify-hub/core';
 import { DEFAULT_MAX_ROWS, FileConnector, type FileInspection } from '@verify-hub/connector-file';
-import type { ConnectionOperations, RunEstimate } from '@verify-hub/sync-jobs';
+import type { ConnectionOperations } from '@verify-hub/sync-jobs';
 import { HttpError } from './http-errors';
+import type { FileEstimate } from './run-api-types';
 import type { UploadSettings } from './upload-store';
-
-/** The wrong-column guard's answer: under half of the email column's first values look like addresses. */
-export interface ColumnWarning {
-  column: string;
-  percent: number;
-  suggestedColumn?: string;
-  message: string;
-}
-
-/** An upload's estimate as answered: the pipeline's counts, the ceiling in credits and money, and the wrong-column warning. */
-export type FileEstimate = RunEstimate & { cost: CostView; columnWarning?: ColumnWarning };
 
 /**
  * The file connector's own reading of the file. Its refusals become 400s in words a marketer acts on,

@@ -4,7 +4,8 @@ import type { RunRecord, RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from './http-errors';
 import { runView } from './run-view';
 import { inspectUpload } from './upload-inspection';
-import type { UploadSettings, UploadStore, UploadView } from './upload-store';
+import type { UploadSettings, UploadStore } from './upload-store';
+import type { FileRunLinks, FileRunStarted, UploadView } from './run-api-types';
 
 /** The choices a run over an upload is started with (the one-shot form fields, or the dashboard's start body). */
 export interface StartChoices {
@@ -21,7 +22,7 @@ export interface StartedUploadRun {
 }
 
 /** Where a file run's outputs are downloaded (a re-check run has its own). */
-export const fileLinks = (runId: string) => ({
+export const fileLinks = (runId: string): FileRunLinks => ({
   run: `/api/runs/${runId}`,
   cleaned: `/api/runs/${runId}/files/cleaned`,
   removed: `/api/runs/${runId}/files/removed`,
@@ -65,8 +66,6 @@ export function uploadRunStarter(runs: RunService, uploads: UploadStore): (uploa
 
 /** 202 with the run, the upload and where its files will be. */
 export function answerStarted(res: Response, { run, upload }: StartedUploadRun, pricing: Pricing | undefined): void {
-  res
-    .status(202)
-    .location(`/api/runs/${run.id}`)
-    .json({ run: runView(run, { pricing }), upload, links: fileLinks(run.id) });
+  const answer: FileRunStarted = { run: runView(run, { pricing }), upload, links: fileLinks(run.id) };
+  res.status(202).location(`/api/runs/${run.id}`).json(answer);
 }

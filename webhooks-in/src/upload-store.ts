@@ -5,6 +5,7 @@ import type { ConnectionRecord, ConnectionStore } from '@verify-hub/core';
 import type { FileInspection, RemovableRisk } from '@verify-hub/connector-file';
 import { HttpError } from './http-errors';
 import { inspectUpload } from './upload-inspection';
+import type { UploadView } from './run-api-types';
 
 /**
  * Uploads are kept as connections (`file-<uploadId>`): the file connector reads its options (the
@@ -85,7 +86,7 @@ export class UploadStore {
   }
 
   /** What the API answers about an upload. */
-  async view(uploadId: string, record: ConnectionRecord, inspection: FileInspection) {
+  async view(uploadId: string, record: ConnectionRecord, inspection: FileInspection): Promise<UploadView> {
     return {
       id: uploadId,
       name: record.label,
@@ -96,5 +97,3 @@ export class UploadStore {
     };
   }
 }
-
-export type UploadView = Awaited<ReturnType<UploadStore['view']>>;

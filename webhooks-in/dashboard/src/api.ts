@@ -1,17 +1,17 @@
 import type {
   ConnectionSaved,
   ConnectionsAnswer,
-  CronPreview,
+  CronPreviewAnswer,
   EngineKeyView,
   EngineUsageView,
+  FileEstimate,
   FilePreview,
   FileRunStarted,
   KeyFieldChoices,
   PlatformsAnswer,
-  RunBreakdown,
+  RunBreakdownView,
   RunDownloads,
-  RunEstimate,
-  RunListFilter,
+  RunListQuery,
   RunView,
   SchedulePreset,
   ScheduleView,
@@ -124,7 +124,7 @@ export async function signOut(): Promise<void> {
 
 // ---------------------------------------------------------------- runs
 
-export function listRuns(limit: number, filter: RunListFilter = {}, signal?: AbortSignal) {
+export function listRuns(limit: number, filter: RunListQuery = {}, signal?: AbortSignal) {
   const query = new URLSearchParams({ limit: String(limit) });
   if (filter.source) query.set('source', filter.source);
   if (filter.status) query.set('status', filter.status);
@@ -132,7 +132,7 @@ export function listRuns(limit: number, filter: RunListFilter = {}, signal?: Abo
   return request<{ runs: RunView[] }>('GET', `/api/runs?${query}`, { signal });
 }
 export const getRun = (id: string, signal?: AbortSignal) => request<RunView>('GET', path`/api/runs/${id}`, { signal });
-export const getBreakdown = (id: string, signal?: AbortSignal) => request<RunBreakdown>('GET', path`/api/runs/${id}/breakdown`, { signal });
+export const getBreakdown = (id: string, signal?: AbortSignal) => request<RunBreakdownView>('GET', path`/api/runs/${id}/breakdown`, { signal });
 /** A completed file run's downloads (409 before it completed). */
 export const getDownloads = (id: string, signal?: AbortSignal) => request<RunDownloads>('GET', path`/api/runs/${id}/downloads`, { signal });
 export const startRun = (body: StartRunRequest) => request<RunView>('POST', '/api/runs', { body });
@@ -157,7 +157,7 @@ export function previewFile(file: File, signal?: AbortSignal): Promise<FilePrevi
 }
 
 export const estimateFile = (uploadId: string, column: string, signal?: AbortSignal) =>
-  request<RunEstimate>('GET', `${path`/api/files/${uploadId}/estimate`}?column=${encodeURIComponent(column)}`, { signal });
+  request<FileEstimate>('GET', `${path`/api/files/${uploadId}/estimate`}?column=${encodeURIComponent(column)}`, { signal });
 
 /** Drops a preview that will not be started (the hub would remove it after a day anyway). */
 export const discardUpload = (uploadId: string) => request<void>('DELETE', path`/api/files/${uploadId}`);
@@ -195,10 +195,10 @@ export const createSchedule = (body: ScheduleWhen & { timezone?: string } & Star
 export const scheduleAction = (id: string, action: 'pause' | 'resume') => request<ScheduleView>('POST', path`/api/schedules/${id}/${action}`);
 export const deleteSchedule = (id: string) => request<void>('DELETE', path`/api/schedules/${id}`);
 
-export function previewSchedule(when: ScheduleWhen, timezone: string, signal?: AbortSignal): Promise<CronPreview> {
+export function previewSchedule(when: ScheduleWhen, timezone: string, signal?: AbortSignal): Promise<CronPreviewAnswer> {
   const query = new URLSearchParams('cron' in when ? { cron: when.cron } : Object.fromEntries(Object.entries(when.preset).map(([k, v]) => [k, String(v)])));
   if (timezone) query.set('timezone', timezone);
-  return request<CronPreview>('GET', `/api/schedules/preview?${query}`, { signal });
+  return request<CronPreviewAnswer>('GET', `/api/schedules/preview?${query}`, { signal });
 }
 
 // ---------------------------------------------------------------- engine API keys

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { discardUpload, errorMessage, estimateFile, previewFile, startFile } from './api';
-import type { FilePreview, RunEstimate } from './api-types';
+import type { FilePreview, FileEstimate } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatBytes, formatNumber } from './format';
 import { navigate, runHref } from './router';
@@ -21,7 +21,7 @@ const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 export function FilesPage() {
   const [preview, setPreview] = useState<FilePreview>();
   const [column, setColumn] = useState('');
-  const [estimate, setEstimate] = useState<RunEstimate>();
+  const [estimate, setEstimate] = useState<FileEstimate>();
   const [estimating, setEstimating] = useState(false);
   const [removeRisky, setRemoveRisky] = useState(false);
   const [maxCredits, setMaxCredits] = useState('');

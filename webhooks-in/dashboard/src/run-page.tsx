@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage, getBreakdown, getRun, runAction, runLinks } from './api';
-import type { RunBreakdown, RunCounters, RunView } from './api-types';
+import type { RunBreakdownView, RunCounters, RunView } from './api-types';
 import { FINISHED_STATUSES } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatNumber, formatRelative, platformName, runDuration, scopeText } from './format';
@@ -35,7 +35,7 @@ type Action = 'pause' | 'resume' | 'cancel' | 'recheck-unknowns';
 
 export function RunPage({ id }: { id: string }) {
   const [run, setRun] = useState<RunView>();
-  const [breakdown, setBreakdown] = useState<RunBreakdown>();
+  const [breakdown, setBreakdown] = useState<RunBreakdownView>();
   const [error, setError] = useState<string>();
   const { busy, perform } = useAction<Action>((caught) => setError(errorMessage(caught)));
   // The tab is named after the run once its name is known (the router names it by id until then).
@@ -209,7 +209,7 @@ export function RunPage({ id }: { id: string }) {
 }
 
 /** The run's one ledger: every contact once, in its final category, with what it means (the counts of the CLI, summary.json and the files). */
-function Ledger({ breakdown }: { breakdown: RunBreakdown }) {
+function Ledger({ breakdown }: { breakdown: RunBreakdownView }) {
   const { ledger, categories } = breakdown;
   if (!ledger || !categories) return null;
   return (
@@ -244,7 +244,7 @@ function Ledger({ breakdown }: { breakdown: RunBreakdown }) {
   );
 }
 
-function Results({ breakdown }: { breakdown: RunBreakdown }) {
+function Results({ breakdown }: { breakdown: RunBreakdownView }) {
   return (
     <section class="results" aria-labelledby="results-heading">
       <h2 id="results-heading">Results</h2>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, errorMessage, listRuns, runAction } from './api';
-import type { RunListFilter, RunSource, RunStatus, RunView } from './api-types';
+import type { RunListQuery, RunSource, RunStatus, RunView } from './api-types';
 import { ErrorAlert } from './error-alert';
 import { formatDateTime, formatNumber, formatRelative, platformName, runDuration } from './format';
 import { RunControls, type RunControl } from './run-controls';
@@ -18,7 +18,7 @@ const STATUSES: RunStatus[] = ['queued', 'running', 'paused', 'completed', 'fail
 export function RunsPage() {
   const [runs, setRuns] = useState<RunView[]>();
   const [error, setError] = useState<string>();
-  const [filter, setFilter] = useState<RunListFilter>({});
+  const [filter, setFilter] = useState<RunListQuery>({});
   const filtered = Boolean(filter.source || filter.status || filter.q?.trim());
 
   const { busy, perform } = useAction<{ id: string; action: RunControl }>((caught) => setError(errorMessage(caught)));

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, createSchedule, deleteSchedule, errorMessage, isAbort, listConnections, listSchedules, previewSchedule, scheduleAction } from './api';
-import type { ConnectionView, CronPreview, ScheduleView } from './api-types';
+import type { ConnectionView, CronPreviewAnswer, ScheduleView } from './api-types';
 import { isPlatformConnection } from './connections-page';
 import { ErrorAlert, Notice } from './error-alert';
 import { rescueFocus } from './focus';
@@ -20,7 +20,7 @@ export function SchedulesPage() {
   const [when, setWhen] = useState<WhenState>(INITIAL_WHEN);
   // People mean their own clock: the browser's zone by default (the hub stores it with the schedule).
   const [timezone, setTimezone] = useState(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
-  const [preview, setPreview] = useState<CronPreview>();
+  const [preview, setPreview] = useState<CronPreviewAnswer>();
   const [previewError, setPreviewError] = useState<ApiError>();
   const [error, setError] = useState<ApiError | Error>();
   const [notice, setNotice] = useState<string>();

@@ -11,6 +11,7 @@ import { connectionIdOf, UploadIdParams, UploadStore, type UploadSettings } from
 import { uploadSweeper } from '../upload-sweeper';
 import { answerStarted, uploadRunStarter } from '../upload-run-start';
 import { fileRunDownloadRoutes } from './file-run-downloads';
+import type { FilePreview } from '../run-api-types';
 
 export interface FileRoutesOptions {
   runs: RunService;
@@ -82,7 +83,8 @@ export function fileRoutes(options: FileRoutesOptions): Router {
       const fields = parseInput(PreviewFields, req.body ?? {}, 'form');
       const { record, inspection } = await uploads.keep(file, uploadId, fields.column);
       const view = await uploads.view(uploadId, record, inspection);
-      res.status(201).json({ upload: { ...view, sample: inspection.sample }, estimate: await estimate(uploadId, record.settings as unknown as UploadSettings, inspection) });
+      const preview: FilePreview = { upload: { ...view, sample: inspection.sample }, estimate: await estimate(uploadId, record.settings as unknown as UploadSettings, inspection) };
+      res.status(201).json(preview);
     } catch (error) {
       await uploads.discard(uploadId);
       throw error;

@@ -6,6 +6,7 @@ import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { ListRunsQuery, ResumeRunBody, RunIdParams, StartRunBody } from '../schemas';
 import { runView as viewOf } from '../run-view';
+import type { RunBreakdownView, RunListQuery } from '../run-api-types';
 import { reportCsv } from '../report-csv';
 
 const EVENTS_INTERVAL_MS = 1000;
@@ -29,7 +30,7 @@ export function runRoutes(runs: RunService, options: { pricing?: Pricing } = {})
   });
 
   router.get('/runs', async (req, res) => {
-    const query = parseInput(ListRunsQuery, req.query, 'query');
+    const query: RunListQuery = parseInput(ListRunsQuery, req.query, 'query');
     const list = await runs.list({ status: query.status, source: query.source, search: query.q, limit: query.limit });
     res.json({ runs: list.map(runView) });
   });
@@ -112,7 +113,8 @@ export function runRoutes(runs: RunService, options: { pricing?: Pricing } = {})
     await existing(id);
     const breakdown = await runs.breakdown(id);
     // The ledger and the reasons in plain words (core's CATEGORY_WORDS and REASON_WORDS), as the run page shows them.
-    res.json({ ...breakdown, categories: ledgerInWords(breakdown.ledger, { unknown: breakdown.unknownReasons }), reasons: breakdown.reasons.map((r) => ({ ...r, words: reasonInWords(r.reason) })) });
+    const view: RunBreakdownView = { ...breakdown, categories: ledgerInWords(breakdown.ledger, { unknown: breakdown.unknownReasons }), reasons: breakdown.reasons.map((r) => ({ ...r, words: reasonInWords(r.reason) })) };
+    res.json(view);
   });
 
   router.post('/runs/:id/recheck-unknowns', async (req, res) => {

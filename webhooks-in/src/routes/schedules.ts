@@ -4,6 +4,7 @@ import { SchedulePresetSchema, presetToCron, type ScheduleService, type Schedule
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
 import { RunOptionsSchema, StartRunBody } from '../schemas';
+import type { CronPreviewAnswer } from '../run-api-types';
 
 const ScheduleIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a schedule id (1 to 100 letters, digits, . _ -)') });
 const Cron = z.string().trim().min(1, 'is required: a preset, or a cron pattern').max(200);
@@ -57,7 +58,8 @@ export function scheduleRoutes(schedules: ScheduleService | undefined): Router {
     const { cron, timezone, every, weekday, day, time } = parseInput(PreviewQuery, req.query, 'query');
     const preset = every === undefined ? undefined : { every, time, ...(weekday === undefined ? {} : { weekday }), ...(day === undefined ? {} : { day }) };
     const pattern = patternOf({ preset, cron }, 'query');
-    res.json({ ...service().previewCron(pattern, timezone, 5), cron: pattern });
+    const preview: CronPreviewAnswer = { ...service().previewCron(pattern, timezone, 5), cron: pattern };
+    res.json(preview);
   });
 
   router.post('/schedules', async (req, res) => {

@@ -10,27 +10,12 @@ import {
   explainInWords,
   reasonInWords,
   suggestedAddress,
-  type CheckInWords,
   type Verification,
   type Verifier,
 } from '@verify-hub/core';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
-
-/** The answer of `POST /api/verify`: the canonical result and the same result in plain words. */
-export interface SingleCheckAnswer {
-  verification: Verification;
-  explanation: {
-    /** One or two sentences: verdict, why, what to do (core's explainInWords). */
-    summary: string;
-    /** The reason code in plain words. */
-    reason: string;
-    /** Each check; `value` "not checked" where the check was not made. */
-    checks: CheckInWords[];
-    /** The address the engine suggests for a likely typo, or null. */
-    didYouMean: string | null;
-  };
-}
+import type { SingleCheckAnswer } from '../run-api-types';
 
 /** Words for reasons only the local engine gives; the rest are core's REASON_WORDS. */
 const OWN_WORDS: Readonly<Record<string, string>> = {
