@@ -29,6 +29,7 @@ export class Pager {
 
   /** A `page` job: pages on; a platform's rate limit re-enqueues the pager after the wait, a quota or auth stop pauses the run. */
   async handle(runId: string): Promise<void> {
+    const epoch = await this.ctx.store.resumeEpoch(runId);
     try {
       await this.page(runId);
     } catch (error) {
@@ -38,6 +39,9 @@ export class Pager {
         throw permanentAsUnrecoverable(error);
       }
       if (stop.reason === 'rate') return this.enqueue(runId, (await this.ctx.store.progress(runId)).pages, stop.waitMs);
+      // Refused with the credentials of before a resume (the user fixed them meanwhile): the resume
+      // started its own pager, so this one stops instead of pausing the run again.
+      if ((await this.ctx.store.resumeEpoch(runId)) !== epoch) return;
       await this.pauses.pauseFor(runId, stop.stopped);
     }
   }

@@ -55,6 +55,8 @@ function expectEveryContactWrittenOnce(hubspot: FakeHubSpot, ids: string[]): voi
   expect({ once: counts.filter((n) => n === 1).length, never: counts.filter((n) => n === 0).length, more: counts.filter((n) => n > 1).length }).toEqual({ once: ids.length, never: 0, more: 0 });
 }
 
+// Bounds are generous: a loaded 2-core CI machine once took over 60 s for the HubSpot case (chunks
+// refused with the old token retry with backoff after the resume); counts, not timing, are asserted.
 describe('a revoked key or token pauses the run, saying what to fix; resume completes it after the fix', () => {
   it('HubSpot token revoked mid-run: paused naming HubSpot and how to reconnect; a new token and resume complete it', async () => {
     const w = await world();
@@ -63,7 +65,7 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
       const run = await w.start();
       await w.midRun(run.id);
       w.hubspot.revokeToken('token-1');
-      const paused = await waitForStatus(w.pipeline, run.id, ['paused', 'completed', 'failed']);
+      const paused = await waitForStatus(w.pipeline, run.id, ['paused', 'completed', 'failed'], 90_000);
       expect(paused.status).toBe('paused');
       expect(paused.statusReason).toMatch(/HubSpot rejected the access token/);
       expect(paused.statusReason).toContain('reconnect HubSpot');
@@ -72,7 +74,7 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
       w.hubspot.grantToken(PORTAL, 'token-2');
       await w.pipeline.connections!.save(w.connection('token-2'));
       await w.pipeline.resume(run.id);
-      const done = await waitForStatus(w.pipeline, run.id, ['completed', 'failed', 'paused']);
+      const done = await waitForStatus(w.pipeline, run.id, ['completed', 'failed', 'paused'], 90_000);
       expect({ status: done.status, reason: done.statusReason }).toEqual({ status: 'completed', reason: undefined });
       expect(done.counters).toMatchObject({ pulled: CONTACTS, failed: 0 });
       expectEveryContactWrittenOnce(w.hubspot, w.ids);
@@ -80,7 +82,7 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
     } finally {
       await w.done();
     }
-  }, 60_000);
+  }, 200_000);
 
   it('engine key revoked mid-run: paused naming ENGINE_API_KEY; workers with the new key and resume complete it, nothing bought twice', async () => {
     const w = await world();
@@ -89,14 +91,14 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
       const run = await w.start();
       await w.midRun(run.id);
       w.engine.rotateKey('engine-key-2');
-      const paused = await waitForStatus(w.pipeline, run.id, ['paused', 'completed', 'failed']);
+      const paused = await waitForStatus(w.pipeline, run.id, ['paused', 'completed', 'failed'], 90_000);
       expect(paused.status).toBe('paused');
       expect(paused.statusReason).toBe(`the engine refused the API key: check ENGINE_API_KEY, then run \`verify-hub runs resume ${run.id}\``);
       // the fix: workers restarted with the new key (ENGINE_API_KEY), then resume
       await w.stopWorkers();
       w.startWorkers('engine-key-2');
       await w.pipeline.resume(run.id);
-      const done = await waitForStatus(w.pipeline, run.id, ['completed', 'failed', 'paused']);
+      const done = await waitForStatus(w.pipeline, run.id, ['completed', 'failed', 'paused'], 90_000);
       expect(done.status).toBe('completed');
       expect(done.counters).toMatchObject({ pulled: CONTACTS, failed: 0 });
       expectEveryContactWrittenOnce(w.hubspot, w.ids);
@@ -106,7 +108,7 @@ describe('a revoked key or token pauses the run, saying what to fix; resume comp
     } finally {
       await w.done();
     }
-  }, 60_000);
+  }, 200_000);
 });
 
 describe('a revoked Mailchimp key', () => {
@@ -133,14 +135,14 @@ describe('a revoked Mailchimp key', () => {
       const run = await pipeline.start({ platform: 'mailchimp', connectionId: 'mailchimp-mcl1', scope: 'all' });
       await waitFor(async () => (await pipeline.store.progress(run.id)).pagesDone >= 1);
       mailchimp.revoke(oldKey);
-      const paused = await waitForStatus(pipeline, run.id, ['paused', 'completed', 'failed']);
+      const paused = await waitForStatus(pipeline, run.id, ['paused', 'completed', 'failed'], 90_000);
       expect(paused.status).toBe('paused');
       expect(paused.statusReason).toContain('reconnect Mailchimp');
       expect(paused.statusReason).toContain(`verify-hub runs resume ${run.id}`);
       expect(paused.statusReason).not.toMatch(/ENGINE_API_KEY|aaaa/);
       await pipeline.connections!.save(connection(newKey));
       await pipeline.resume(run.id);
-      const done = await waitForStatus(pipeline, run.id, ['completed', 'failed', 'paused']);
+      const done = await waitForStatus(pipeline, run.id, ['completed', 'failed', 'paused'], 90_000);
       expect({ status: done.status, reason: done.statusReason }).toEqual({ status: 'completed', reason: undefined });
       expect(done.counters).toMatchObject({ pulled: 4000, failed: 0 });
       expect(mailchimp.members('mcl1').filter((m) => m.merge_fields.EVRISK).length).toBe(4000);
@@ -151,5 +153,5 @@ describe('a revoked Mailchimp key', () => {
       await engine.stop();
       await mailchimp.close();
     }
-  }, 90_000);
+  }, 200_000);
 });
