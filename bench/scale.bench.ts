@@ -9,7 +9,7 @@
  *     `verify-hub serve` cleaning a 50,000-row file from the dashboard's API.
  * Builds the CLI first when cli/dist is missing, and removes what it built at the end.
  * SCALE_BENCH_ONLY=memory runs part 4 alone (the other parts load the machine for minutes); =clean or
- * =sync runs one half of it.
+ * =sync runs one half of it; =workers runs part 1 alone.
  *
  * Memory (issue 22 item 5; one loaded 2-core machine with 24 GB, figures vary by about 30 MB run to run):
  *  - 50,000-row clean: peak RSS 474-491 MB -> 397-426 MB; heap total 387 -> 300-322 MB; RSS at start
@@ -44,7 +44,7 @@ const ENGINE_R = 300;
 /** This session's ports: the hub of the file clean, and the cluster nodes (their bus ports are +10000). */
 const SERVE_PORT = 42510;
 const CLUSTER_FIRST_PORT = 42550;
-const ONLY = process.env.SCALE_BENCH_ONLY as 'memory' | 'clean' | 'sync' | undefined;
+const ONLY = process.env.SCALE_BENCH_ONLY as 'memory' | 'clean' | 'sync' | 'workers' | undefined;
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
 
 function buildCli(): boolean {
@@ -136,9 +136,10 @@ async function main(): Promise<void> {
   await engine.start();
   await hubspot.start();
   try {
-    if (!ONLY) {
+    if (!ONLY || ONLY === 'workers') {
       const setup: ScaleSetup = { redisUrl: redis.url, engine, hubspot, contacts: CONTACTS };
       const twoProcesses = await workerScaling(setup);
+      if (ONLY === 'workers') return;
       await clusterVersusSingle(setup, twoProcesses);
       webhookAcks();
     }
