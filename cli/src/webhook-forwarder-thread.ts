@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '@verify-hub/core';
 import { startWebhookForwarder } from '@verify-hub/webhooks-in';
-import { pipelineFromConfig } from './pipeline-from-config';
+import { pipelineSettings, readyPipeline } from './pipeline-settings';
 import type { ForwarderThreadData, ForwarderThreadMessage } from './webhook-forwarding';
 
 async function forwardUntilStopped(): Promise<void> {
@@ -15,7 +15,8 @@ async function forwardUntilStopped(): Promise<void> {
   const send = (message: ForwarderThreadMessage) => port.postMessage(message);
   const { config, queueName } = workerData as ForwarderThreadData;
   const logger = createLogger({ name: 'webhook-forwarder', level: config.LOG_LEVEL });
-  const { pipeline } = await pipelineFromConfig({ withEngine: false, config });
+  // serve's pipeline settings without its connectors or engine: handing events over needs neither.
+  const pipeline = await readyPipeline(pipelineSettings(config));
   const forwarder = startWebhookForwarder(pipeline.redis, pipeline, queueName, logger, (counts) => send({ forwarded: counts }));
   port.once('message', () => {
     void forwarder
