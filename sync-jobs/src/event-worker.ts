@@ -25,7 +25,8 @@ export class EventWorker {
   /** A delivery seen before (same dedupeKey) is dropped for a day; a contact already waiting is coalesced. */
   async enqueue(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }> {
     const { redis, keys, queues, settings } = this.ctx;
-    const deliveryGate = keys.eventGate(`d:${hash(event.connectionId + '\n' + event.dedupeKey)}`);
+    const delivery = hash(event.connectionId + '\n' + event.dedupeKey);
+    const deliveryGate = keys.eventGate(`d:${delivery}`);
     // Held briefly until the event is queued, then for 24 h: a forwarder killed in between leaves a gate
     // that has expired before BullMQ hands its delivery to another (stalled jobs wait 30 s), not a lost event.
     const dedupe = await redis.set(deliveryGate, '1', 'PX', UNTIL_QUEUED_MS, 'NX');
@@ -40,7 +41,8 @@ export class EventWorker {
     }
     const data: EventJobData = { event };
     try {
-      await queues.events.add('event', data, { jobId: `evt-${contactKey}-${Date.now()}`, delay: settings.eventCoalesceMs, ...this.ctx.jobDefaults() });
+      // One job id per delivered event: queued again after a crash before the gate's 24 h, BullMQ keeps the one job.
+      await queues.events.add('event', data, { jobId: `evt-${contactKey}-${delivery}`, delay: settings.eventCoalesceMs, ...this.ctx.jobDefaults() });
     } catch (error) {
       // Not queued: open both gates again, so the caller's retry is not taken for a duplicate and lost.
       // One DEL per gate: on a cluster the two keys may live on different slots.

@@ -112,9 +112,11 @@ describe('serve forwards webhook events from its forwarder thread', () => {
       const contacts = await queuedContacts();
       expect(contacts).toHaveLength(ackedIds.length);
       expect(contacts.sort()).toEqual(ackedIds.sort());
-      // The second hub queued exactly what the first had not; repeats of a re-forwarded delivery were dropped.
+      // The second hub queued at least all the first had not (the killed one's slice in flight is queued
+      // again: one job each all the same), and dropped the repeats of what the first had queued.
       const metrics = await (await fetch(`${second.url}/metrics`)).text();
-      expect(metrics).toContain(`verify_hub_webhook_events_total{platform="hubspot",outcome="queued"} ${ackedIds.length - forwardedByFirst}\n`);
+      const queuedBySecond = Number(/verify_hub_webhook_events_total\{platform="hubspot",outcome="queued"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+      expect(queuedBySecond).toBeGreaterThanOrEqual(ackedIds.length - forwardedByFirst);
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
