@@ -8,6 +8,8 @@
  *    3,000 events/s (p99 ack latency under that load), then as fast as they go (events/s at
  *    saturation), each followed by the time the forwarder needs to hand the backlog to the pipeline;
  *    printed with the hub's ratio to the baseline. Goals: >= 3,000 events/s on 2 cores, p99 < 25 ms.
+ *    The forwarder runs as `verify-hub serve` runs it (its thread), then, for comparison, on the HTTP
+ *    event loop (before the thread) and in a third process (`serve --no-workers` + `verify-hub worker`).
  * 2. New contact to write-back: a signed `contact.creation` delivery for a contact of the fake
  *    HubSpot, through the hub and the pipeline's event worker (engine answering in 200 ms) until the
  *    contact's `ev_risk` is written. Goal p95 < 1.5 s. The pipeline coalesces events per contact for
@@ -23,6 +25,8 @@ import { createLogger, EngineClient, SecretBox, type ConnectionRecord } from '@v
 import { hubspotConnectorFactory, hubspotReceiver } from '@verify-hub/connector-hubspot';
 import { ConnectorRegistry, Keys, RedisConnectionStore, SyncPipeline, createRedis } from '@verify-hub/sync-jobs';
 import { createHubApp, startHubServer, startWebhookForwarder } from '@verify-hub/webhooks-in';
+import { loadHubConfig } from '../cli/src/platforms';
+import { startForwarderThread, webhookIngestQueueName } from '../cli/src/webhook-forwarding';
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeHubSpot } from '../test/fakes/hubspot/fake-hubspot';
 import { BENCH_NODE_ARGS } from './node-args';
@@ -38,13 +42,23 @@ const silent = createLogger({ level: 'silent' });
 
 // ------------------------------------------------------------------ the server process
 
-/** `forwarderElsewhere`: as `serve --no-workers` with a worker process: the hub only stores, a third process forwards. */
-async function serve(forwarderElsewhere: boolean): Promise<void> {
+/** Where the hub's accepted deliveries are handed to the pipeline. */
+type Forwarding = 'thread' | 'event-loop' | 'elsewhere';
+const FORWARDING: Record<Forwarding, string> = {
+  thread: "forwarded by the hub's forwarder thread (verify-hub serve)",
+  'event-loop': 'forwarded on the hub\'s HTTP event loop (serve before the thread)',
+  elsewhere: 'forwarded by a third process (serve --no-workers + worker)',
+};
+
+async function serve(forwarding: Forwarding): Promise<void> {
   const prefix = `bench-webhooks-${randomUUID().slice(0, 8)}`;
+  const queueName = webhookIngestQueueName(prefix);
   const pipeline = new SyncPipeline({ redisUrl: REDIS_URL, prefix, logger: silent });
   const redis = createRedis(REDIS_URL);
-  const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName: `${prefix}-ingest`, worker: !forwarderElsewhere }, webhooks: { hubspot: { receiver: hubspotReceiver(SECRET) } } });
-  const forwarder = forwarderElsewhere ? spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--forward', prefix], { stdio: ['pipe', 'inherit', 'inherit'], env: process.env }) : undefined;
+  const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName, worker: forwarding === 'event-loop' }, webhooks: { hubspot: { receiver: hubspotReceiver(SECRET) } } });
+  const forwarder = forwarding === 'elsewhere' ? spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--forward', prefix], { stdio: ['pipe', 'inherit', 'inherit'], env: process.env }) : undefined;
+  // As serve starts it: its own pipeline from the configuration (here: this Redis and prefix).
+  const thread = forwarding === 'thread' ? await startForwarderThread(loadHubConfig({ REDIS_URL, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' }), queueName, silent, (counts) => hub.ingest.countForwarded(counts)) : undefined;
   const server = await startHubServer(hub, { port: 0, host: '127.0.0.1' });
 
   const baseline = express();
@@ -65,6 +79,7 @@ async function serve(forwarderElsewhere: boolean): Promise<void> {
     forwarder.stdin!.end('stop\n');
     await once(forwarder, 'exit');
   }
+  await thread?.close();
   const queued = await pipeline.queues.events.count();
   await hub.ingest.queue.obliterate({ force: true });
   await server.close();
@@ -79,7 +94,7 @@ async function serve(forwarderElsewhere: boolean): Promise<void> {
 async function forward(prefix: string): Promise<void> {
   const pipeline = new SyncPipeline({ redisUrl: REDIS_URL, prefix, logger: silent });
   const redis = createRedis(REDIS_URL);
-  const forwarder = startWebhookForwarder(redis, pipeline, `${prefix}-ingest`, silent);
+  const forwarder = startWebhookForwarder(redis, pipeline, webhookIngestQueueName(prefix), silent);
   for await (const chunk of process.stdin) if (String(chunk).includes('stop')) break;
   await forwarder.close();
   await pipeline.close();
@@ -131,8 +146,8 @@ function line(name: string, r: autocannon.Result): { eventsPerSecond: number; p9
 }
 
 /** `goalRateOnly`: only the ack latency at the goal rate against the baseline (what `npm run bench scale` prints). */
-async function ingest(goalRateOnly = false, forwarderElsewhere = false): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--serve', ...(forwarderElsewhere ? ['--forwarder-elsewhere'] : [])], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+async function ingest(goalRateOnly: boolean, forwarding: Forwarding): Promise<void> {
+  const child: ChildProcess = spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--serve', forwarding], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
   const lines: string[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -149,8 +164,7 @@ async function ingest(goalRateOnly = false, forwarderElsewhere = false): Promise
   };
   const urls = (await nextLine()) as { hub: string; baseline: string };
 
-  const forwarding = forwarderElsewhere ? 'forwarded by a third process (serve --no-workers + worker)' : 'forwarded in the hub process';
-  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION_S} s each, batches of 100 signed contact.creation events, server in a second process, ${forwarding}`);
+  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION_S} s each, batches of 100 signed contact.creation events, server in a second process, ${FORWARDING[forwarding]}`);
   // A short warm-up so JIT and connection pools do not count against the first measured target.
   await autocannon({ url: `${urls.hub}/webhooks/hubspot`, connections: 2, amount: 50, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, ...signedBatch(`${urls.hub}/webhooks/hubspot`, 4242, 100) }) }] });
   const drain = async (): Promise<number> => {
@@ -243,14 +257,13 @@ async function endToEnd(samples: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--serve')) return serve(process.argv.includes('--forwarder-elsewhere'));
+  if (process.argv.includes('--serve')) return serve(process.argv[process.argv.indexOf('--serve') + 1] as Forwarding);
   if (process.argv.includes('--forward')) return forward(process.argv[process.argv.indexOf('--forward') + 1]!);
-  if (process.argv.includes('--ack-only')) {
-    await ingest(true);
-    return ingest(true, true);
-  }
-  await ingest();
-  await ingest(true, true);
+  const ackOnly = process.argv.includes('--ack-only');
+  await ingest(ackOnly, 'thread');
+  await ingest(true, 'event-loop');
+  await ingest(true, 'elsewhere');
+  if (ackOnly) return;
   await endToEnd(Number(process.env.WEBHOOK_BENCH_E2E_SAMPLES ?? 40));
 }
 

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createLogger, type Config, type Verifier } from '@verify-hub/core';
-import { SyncPipeline, parseRecheckDelays } from '@verify-hub/sync-jobs';
+import type { Config, Verifier } from '@verify-hub/core';
+import type { SyncPipeline } from '@verify-hub/sync-jobs';
 import { engineFromConfig } from './engine-from-config';
+import { pipelineSettings, readyPipeline } from './pipeline-settings';
 import { loadHubConfig, registerPlatformConnectors } from './platforms';
 
 registerPlatformConnectors();
@@ -14,27 +14,6 @@ registerPlatformConnectors();
 export async function pipelineFromConfig(options: { withEngine?: boolean; config?: Config } = {}): Promise<{ pipeline: SyncPipeline; config: Config; engineLabel?: string; verifier?: Verifier }> {
   const config = options.config ?? loadHubConfig();
   const engine = options.withEngine ? engineFromConfig(config) : undefined;
-  const prefix = config.VERIFY_HUB_REDIS_PREFIX;
-  const pipeline = new SyncPipeline({
-    redisUrl: config.REDIS_URL,
-    prefix,
-    verifier: engine?.verifier,
-    // Workers sharing one engine key share one limiter; the key itself never leaves this process.
-    engineKey: createHash('sha256').update(`${config.ENGINE_URL ?? 'local'}\n${config.ENGINE_API_KEY ?? ''}`).digest('hex').slice(0, 16),
-    engineRatePerSecond: config.VERIFY_HUB_ENGINE_RATE,
-    chunkConcurrency: config.VERIFY_HUB_WORKER_CONCURRENCY,
-    verifyConcurrency: config.ENGINE_CONCURRENCY ?? 10,
-    freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS,
-    retentionDays: config.VERIFY_HUB_RETENTION_DAYS,
-    recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
-    secretKey: config.HUB_SECRET_KEY,
-    logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }),
-  });
-  try {
-    await pipeline.ready();
-  } catch (error) {
-    pipeline.disconnect();
-    throw error;
-  }
+  const pipeline = await readyPipeline(pipelineSettings(config, engine?.verifier));
   return { pipeline, config, engineLabel: engine?.label, verifier: engine?.verifier };
 }

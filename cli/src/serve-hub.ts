@@ -9,7 +9,7 @@ import { engineKeysFromConfig } from './engine-keys-from-config';
 import { pipelineFromConfig } from './pipeline-from-config';
 import { pipelineHost } from './pipeline-host';
 import { hubPlatforms, platformContext, registeredPlatforms, startPlatformTasks } from './platforms';
-import { webhookIngestQueueName } from './webhook-forwarding';
+import { startForwarderThread, webhookIngestQueueName, type ForwarderThread } from './webhook-forwarding';
 
 export interface ServeOptions {
   port?: number;
@@ -25,6 +25,8 @@ export interface RunningHub {
   url: string;
   server: HubServer;
   pipeline: SyncPipeline;
+  /** The thread forwarding accepted webhook events to the pipeline (absent with `--no-workers`). */
+  webhookForwarder?: ForwarderThread;
   close(): Promise<void>;
 }
 
@@ -81,7 +83,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     queues: [...Object.values(pipeline.queues), actionCompletions.queue],
     uploadDir: config.HUB_UPLOAD_DIR ?? join(process.cwd(), 'data', 'uploads'),
     upload: { retentionMs: config.VERIFY_HUB_RETENTION_DAYS * 86_400_000 },
-    workersRunning: options.workers === false ? undefined : () => workersRunning,
+    workersRunning: options.workers === false ? undefined : () => workersRunning && webhookForwarder?.running !== false,
     secretBox: box,
     connections,
     // The dashboard: recurring syncs, estimates and field setup through the pipeline's connectors, and
@@ -97,13 +99,16 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     keyPrefix: `${prefix}:hub:`,
     // BullMQ queue names may not hold ':'.
     delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
-    // With --no-workers the worker processes forward accepted webhook events, off this event loop.
-    ingest: { queueName: webhookIngestQueueName(prefix), worker: options.workers !== false },
+    // Accepted webhook events are forwarded off this event loop: by the thread below, or (--no-workers) the worker processes.
+    ingest: { queueName: webhookIngestQueueName(prefix), worker: false },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
     // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
     mcpSignIn: config.ENGINE_URL && config.ENGINE_API_KEY ? { engineKey: config.ENGINE_API_KEY } : undefined,
   });
+
+  // Its own pipeline from the same configuration; it reports its counts to this hub's /metrics.
+  const webhookForwarder = workers ? await startForwarderThread(config, webhookIngestQueueName(prefix), logger, (counts) => hub.ingest.countForwarded(counts)) : undefined;
 
   const server = await startHubServer(hub, {
     port: options.port ?? config.PORT,
@@ -112,6 +117,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     closeAfter: [
       async () => {
         workersRunning = false;
+        await webhookForwarder?.close(config.HUB_SHUTDOWN_TIMEOUT_MS);
         await platformTasks?.stop();
         await workers?.close();
         await actionCompletions.close();
@@ -121,7 +127,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     ],
   });
   logger.info({ url: server.url, workers: Boolean(workers), engine: config.ENGINE_URL ? 'remote' : 'local' }, 'hub service listening');
-  return { url: server.url, server, pipeline, close: server.close };
+  return { url: server.url, server, pipeline, webhookForwarder, close: server.close };
 }
 
 /** The engine of an HTTP-only instance (--no-workers), for single checks; a bad engine setting disables them, not the hub. */

@@ -1,9 +1,77 @@
+import { once } from 'node:events';
+import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Config, Logger } from '@verify-hub/core';
+import type { ForwardedCounts } from '@verify-hub/webhooks-in';
+
 /**
  * Where accepted webhook deliveries wait to be handed to the pipeline, and who hands them over:
- * `verify-hub serve` with workers forwards them itself; with `--no-workers` the `verify-hub worker`
- * processes do, off the HTTP event loop (the hub then only receives and stores).
+ * `verify-hub serve` with workers forwards them in a thread of its own; with `--no-workers` the
+ * `verify-hub worker` processes do. Either way the hub's HTTP event loop only receives and stores.
  */
 export function webhookIngestQueueName(redisPrefix: string): string {
   // BullMQ queue names may not hold ':'.
   return `${redisPrefix.replace(/:/g, '-')}-webhook-ingest`;
+}
+
+export interface ForwarderThreadData {
+  config: Config;
+  queueName: string;
+}
+
+export type ForwarderThreadMessage = { ready: true } | { stopped: true } | { forwarded: ForwardedCounts };
+
+export interface ForwarderThread {
+  /** False once the thread has ended (failed, or closed). */
+  readonly running: boolean;
+  /** Stops taking deliveries, finishes the one in hand, then ends the thread (after `timeoutMs`, ends it anyway: the delivery stays queued). */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Starts the forwarder thread (webhook-forwarder-thread.ts) on serve's configuration and resolves once
+ * it forwards. `onForwarded` gets each delivery's counts, on this thread.
+ */
+export async function startForwarderThread(config: Config, queueName: string, logger: Logger, onForwarded: (counts: ForwardedCounts) => void): Promise<ForwarderThread> {
+  const thread = threadRunning('webhook-forwarder-thread', { config, queueName } satisfies ForwarderThreadData);
+  let running = true;
+  const exited = once(thread, 'exit').then(() => void (running = false));
+  let ready!: () => void;
+  let stopped!: () => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  const isStopped = new Promise<void>((resolve) => (stopped = resolve));
+  thread.on('message', (message: ForwarderThreadMessage) => {
+    if ('forwarded' in message) onForwarded(message.forwarded);
+    else if ('ready' in message) ready();
+    else stopped();
+  });
+  let startError: Error | undefined;
+  thread.on('error', (error) => {
+    startError ??= error;
+    logger.error({ err: error }, 'webhook forwarder thread failed; accepted deliveries wait in the queue');
+  });
+  await Promise.race([isReady, exited]);
+  if (!running) throw new Error(`the webhook forwarder thread did not start: ${startError?.message ?? 'it exited'}`);
+  return {
+    get running() {
+      return running;
+    },
+    async close(timeoutMs = 30_000) {
+      if (!running) return;
+      thread.postMessage('stop');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([isStopped, exited, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+      await thread.terminate();
+    },
+  };
+}
+
+/** A thread running the module `name` beside this one: compiled JavaScript, or (from source) through ts-node as this process runs. */
+function threadRunning(name: string, workerData: unknown): Worker {
+  const file = join(__dirname, `${name}${extname(__filename)}`);
+  if (extname(__filename) !== '.ts') return new Worker(file, { workerData });
+  const root = join(__dirname, '..', '..');
+  const boot = `process.env.TS_NODE_PROJECT = ${JSON.stringify(join(root, 'tsconfig.json'))}; require('ts-node/register/transpile-only'); require('tsconfig-paths/register'); require(${JSON.stringify(file)});`;
+  return new Worker(boot, { eval: true, workerData });
 }

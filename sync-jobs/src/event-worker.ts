@@ -13,6 +13,11 @@ const EVENT_MAX_WAIT_MS = 7 * 86_400_000;
 
 type EventWait = { rateMs: number } | { until?: number; why: string };
 
+/** How long a delivered event's repeats are dropped. */
+const DEDUPE_MS = 86_400_000;
+/** How long the delivery gate holds while its event is being queued (under BullMQ's 30 s stalled-job recovery). */
+const UNTIL_QUEUED_MS = 10_000;
+
 /** Webhook events: deduplicated and coalesced per contact on the way in, then verified and written back one contact at a time. */
 export class EventWorker {
   constructor(private readonly ctx: PipelineContext, private readonly rechecks: RecheckWorker) {}
@@ -20,22 +25,31 @@ export class EventWorker {
   /** A delivery seen before (same dedupeKey) is dropped for a day; a contact already waiting is coalesced. */
   async enqueue(event: ContactEvent & { connectionId: string }): Promise<{ queued: boolean }> {
     const { redis, keys, queues, settings } = this.ctx;
-    const deliveryGate = keys.eventGate(`d:${hash(event.connectionId + '\n' + event.dedupeKey)}`);
-    const dedupe = await redis.set(deliveryGate, '1', 'PX', 86_400_000, 'NX');
+    const delivery = hash(event.connectionId + '\n' + event.dedupeKey);
+    const deliveryGate = keys.eventGate(`d:${delivery}`);
+    // Held briefly until the event is queued, then for 24 h: a forwarder killed in between leaves a gate
+    // that has expired before BullMQ hands its delivery to another (stalled jobs wait 30 s), not a lost event.
+    const dedupe = await redis.set(deliveryGate, '1', 'PX', UNTIL_QUEUED_MS, 'NX');
     if (dedupe !== 'OK') return { queued: false };
     const contactKey = hash(`${event.connectionId}\n${event.contactId}`);
     const contactGate = keys.eventGate(`c:${contactKey}`);
     const gate = await redis.set(contactGate, '1', 'PX', settings.eventCoalesceMs, 'NX');
-    if (gate !== 'OK') return { queued: false };
+    if (gate !== 'OK') {
+      // Covered by the contact's queued event.
+      await redis.pexpire(deliveryGate, DEDUPE_MS);
+      return { queued: false };
+    }
     const data: EventJobData = { event };
     try {
-      await queues.events.add('event', data, { jobId: `evt-${contactKey}-${Date.now()}`, delay: settings.eventCoalesceMs, ...this.ctx.jobDefaults() });
+      // One job id per delivered event: queued again after a crash before the gate's 24 h, BullMQ keeps the one job.
+      await queues.events.add('event', data, { jobId: `evt-${contactKey}-${delivery}`, delay: settings.eventCoalesceMs, ...this.ctx.jobDefaults() });
     } catch (error) {
       // Not queued: open both gates again, so the caller's retry is not taken for a duplicate and lost.
       // One DEL per gate: on a cluster the two keys may live on different slots.
       await Promise.all([redis.del(deliveryGate), redis.del(contactGate)]).catch(() => undefined);
       throw error;
     }
+    await redis.pexpire(deliveryGate, DEDUPE_MS);
     return { queued: true };
   }
 

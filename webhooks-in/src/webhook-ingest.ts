@@ -30,12 +30,20 @@ export function ingestOptions(chosen: Partial<IngestOptions> = {}): IngestOption
   return { queueName: 'verify-hub-webhook-ingest', worker: true, concurrency: 1, eventsAtOnce: 10, attempts: 12, backoffMs: 1000, ...given };
 }
 
+/** What one forwarded delivery came to: events the pipeline queued, and repeats it dropped. */
+export interface ForwardedCounts {
+  platform: string;
+  queued: number;
+  duplicate: number;
+}
+
 /**
- * Forwards the deliveries another process accepted, with no HTTP side: a `verify-hub worker` does it
- * when the hub runs with `--no-workers`, so the hub's event loop only receives and stores.
+ * Forwards the deliveries another event loop accepted, with no HTTP side: `verify-hub serve`'s
+ * forwarder thread, or a `verify-hub worker` for a hub run with `--no-workers`. `onForwarded` gets the
+ * counts (a thread sends them to the hub, whose /metrics shows them).
  */
-export function startWebhookForwarder(redis: Redis, runs: RunService, queueName: string, logger: Logger): WebhookIngest {
-  return new WebhookIngest(redis, runs, ingestOptions({ queueName, worker: true }), new HubMetrics(), logger);
+export function startWebhookForwarder(redis: Redis, runs: RunService, queueName: string, logger: Logger, onForwarded?: (counts: ForwardedCounts) => void): WebhookIngest {
+  return new WebhookIngest(redis, runs, ingestOptions({ queueName, worker: true }), new HubMetrics({ processMetrics: false }), logger, onForwarded);
 }
 
 /**
@@ -55,6 +63,7 @@ export class WebhookIngest {
     private readonly options: IngestOptions,
     private readonly metrics: HubMetrics,
     private readonly logger: Logger,
+    private readonly onForwarded: (counts: ForwardedCounts) => void = (counts) => this.countForwarded(counts),
   ) {
     // Auto-pipelining: the adds of every request answered in the same tick go to Redis as one write
     // and come back as one read, instead of one round trip (and one syscall pair) per request.
@@ -96,9 +105,13 @@ export class WebhookIngest {
     // The pipeline erased these contacts; the deliveries kept here must not hold them either.
     for (const deletion of events.filter((event) => event.kind === 'privacy_deletion')) await eraseFromIngest(this.queue, deletion, job);
     const queued = results.filter((r) => r.queued).length;
-    const platform = job.data.platform;
+    this.onForwarded({ platform: job.data.platform, queued, duplicate: results.length - queued });
+  }
+
+  /** Adds forwarded events to this hub's metrics (those forwarded here, or by its forwarder thread). */
+  countForwarded({ platform, queued, duplicate }: ForwardedCounts): void {
     if (queued) this.metrics.webhookEvents.inc({ platform, outcome: 'queued' }, queued);
-    if (results.length - queued) this.metrics.webhookEvents.inc({ platform, outcome: 'duplicate' }, results.length - queued);
+    if (duplicate) this.metrics.webhookEvents.inc({ platform, outcome: 'duplicate' }, duplicate);
   }
 
   /** Deliveries not yet handed to the pipeline (waiting, delayed for a retry, or in progress). */
