@@ -8,8 +8,8 @@
  *    3,000 events/s (p99 ack latency under that load), then as fast as they go (events/s at
  *    saturation), each followed by the time the forwarder needs to hand the backlog to the pipeline;
  *    printed with the hub's ratio to the baseline. Goals: >= 3,000 events/s on 2 cores, p99 < 25 ms.
- *    The forwarder runs as `verify-hub serve` runs it (its thread), then, for comparison, on the HTTP
- *    event loop (before the thread) and in a third process (`serve --no-workers` + `verify-hub worker`).
+ *    The forwarder runs in a thread (HUB_WEBHOOK_FORWARDER=thread), on the HTTP event loop (serve's
+ *    default) and in a third process (`serve --no-workers` + `verify-hub worker`).
  * 2. New contact to write-back: a signed `contact.creation` delivery for a contact of the fake
  *    HubSpot, through the hub and the pipeline's event worker (engine answering in 200 ms) until the
  *    contact's `ev_risk` is written. Goal p95 < 1.5 s. The pipeline coalesces events per contact for
@@ -45,8 +45,8 @@ const silent = createLogger({ level: 'silent' });
 /** Where the hub's accepted deliveries are handed to the pipeline. */
 type Forwarding = 'thread' | 'event-loop' | 'elsewhere';
 const FORWARDING: Record<Forwarding, string> = {
-  thread: "forwarded by the hub's forwarder thread (verify-hub serve)",
-  'event-loop': 'forwarded on the hub\'s HTTP event loop (serve before the thread)',
+  thread: "forwarded by the hub's forwarder thread (HUB_WEBHOOK_FORWARDER=thread)",
+  'event-loop': 'forwarded on the hub\'s HTTP event loop (serve\'s default)',
   elsewhere: 'forwarded by a third process (serve --no-workers + worker)',
 };
 

@@ -99,8 +99,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     keyPrefix: `${prefix}:hub:`,
     // BullMQ queue names may not hold ':'.
     delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
-    // Accepted webhook events are forwarded off this event loop: by the thread below, or (--no-workers) the worker processes.
-    ingest: { queueName: webhookIngestQueueName(prefix), worker: false },
+    // Accepted webhook events are forwarded on this event loop (taking turns with the acks), by the thread
+    // below (HUB_WEBHOOK_FORWARDER=thread), or (--no-workers) by the worker processes.
+    ingest: { queueName: webhookIngestQueueName(prefix), worker: Boolean(workers) && config.HUB_WEBHOOK_FORWARDER === 'loop' },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
     // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
@@ -108,7 +109,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   });
 
   // Its own pipeline from the same configuration; it reports its counts to this hub's /metrics.
-  const webhookForwarder = workers ? await startForwarderThread(config, webhookIngestQueueName(prefix), logger, (counts) => hub.ingest.countForwarded(counts)) : undefined;
+  const webhookForwarder = workers && config.HUB_WEBHOOK_FORWARDER === 'thread' ? await startForwarderThread(config, webhookIngestQueueName(prefix), logger, (counts) => hub.ingest.countForwarded(counts)) : undefined;
 
   const server = await startHubServer(hub, {
     port: options.port ?? config.PORT,

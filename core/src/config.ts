@@ -50,6 +50,12 @@ export const ConfigSchema = z.strictObject({
   HUB_TRUST_PROXY: z.string().min(1).optional(),
   HUB_UPLOAD_DIR: z.string().min(1).optional(),
   HUB_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /**
+   * Where `serve` (with workers) forwards accepted webhook events to the pipeline: on its event loop
+   * (`loop`, the default: measured better on 2 cores, where a thread has no core of its own and competes
+   * with the acks) or in a worker thread (`thread`: for hosts with spare cores; it catches a backlog up faster).
+   */
+  HUB_WEBHOOK_FORWARDER: z.enum(['loop', 'thread']).default('loop'),
   // The local engine (engine/README.md): `verify-hub engine` and the in-process default of `clean`.
   ENGINE_HOST: z.string().min(1).default('127.0.0.1'),
   ENGINE_DNS_SERVERS: z.string().regex(/^\s*[0-9a-fA-F:.[\]]+(\s*,\s*[0-9a-fA-F:.[\]]+)*\s*$/, 'must be a comma-separated list of ip or ip:port').optional(),

@@ -44,7 +44,7 @@ describe('serve forwards webhook events from its forwarder thread', () => {
     await engine.start();
     prefix = `test-fwd-thread-${randomUUID().slice(0, 8)}`;
     env = {
-      REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40),
+      HUB_WEBHOOK_FORWARDER: 'thread', REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40),
       HUB_ADMIN_TOKEN: `admin-${randomUUID()}`, HUBSPOT_CLIENT_SECRET: SECRET, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent',
     };
     redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -90,7 +90,8 @@ describe('serve forwards webhook events from its forwarder thread', () => {
     }
   }, 120_000);
 
-  it('a hub killed (SIGKILL) right after its acks loses nothing: the restarted hub forwards every event exactly once', async () => {
+  it.each(['thread', 'loop'])('a hub killed (SIGKILL) right after its acks loses nothing: the restarted hub forwards every event exactly once (forwarder: %s)', async (forwarder) => {
+    env.HUB_WEBHOOK_FORWARDER = forwarder;
     const first = await serveProcess(env);
     const acked = Array.from({ length: 12 }, (_, d) => Array.from({ length: 50 }, (_, i) => 10_000 + d * 50 + i));
     try {
