@@ -15,7 +15,7 @@ class PlatformWindowError extends RateLimitError {
 }
 class PlatformAuthError extends AuthError {
   constructor(message: string) {
-    super(message, 'hubspot');
+    super(message, 'refusing');
   }
 }
 
@@ -48,7 +48,8 @@ class RefusingSource extends FakeSource {
 async function setupRefusing() {
   const t = await setup({ size: 600, pageSize: 100 }, {}, { chunkConcurrency: 1, verifyConcurrency: 5 });
   const source = new RefusingSource({ size: 600, pageSize: 100 });
-  t.registry.register('refusing', () => source);
+  // The words for a refused token come from the platform's module, as registered with its connector.
+  t.registry.register('refusing', () => source, { reconnectAdvice: 'reconnect Refusing CRM (`verify-hub refusing connect`)' });
   return { ...t, source };
 }
 
@@ -94,14 +95,14 @@ describe('platform limits and auth thrown by a connector', () => {
 
   it('a revoked platform token while paging pauses the run with a reason that is not about the engine key', async () => {
     const t = await setupRefusing();
-    t.source.refusePullAt = { cursor: '300', error: () => new PlatformAuthError('HubSpot rejected the access token of portal 42') };
+    t.source.refusePullAt = { cursor: '300', error: () => new PlatformAuthError('Refusing CRM rejected the access token of account 42') };
     const workers = t.pipeline.startWorkers();
     try {
       const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
       const paused = await waitForStatus(t.pipeline, run.id, ['paused', 'completed', 'failed']);
       expect(paused.status).toBe('paused');
-      expect(paused.statusReason).toContain('HubSpot rejected the access token of portal 42');
-      expect(paused.statusReason).toContain('reconnect HubSpot');
+      expect(paused.statusReason).toContain('Refusing CRM rejected the access token of account 42');
+      expect(paused.statusReason).toContain('To fix: reconnect Refusing CRM (`verify-hub refusing connect`), then run `verify-hub runs resume');
       expect(paused.statusReason).not.toContain('ENGINE_API_KEY');
       await t.pipeline.resume(run.id);
       const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
