@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 export interface Deadline {
   /** Aborts after the time, or when the parent signal aborts (with its reason). */
   signal: AbortSignal;
@@ -16,7 +18,12 @@ export function deadline(ms: number, parent?: AbortSignal, reason: () => Error =
   const timer = setTimeout(() => controller.abort(reason()), ms);
   const onParentAbort = () => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  else if (parent) {
+    // One parent (a worker's stop signal) is shared by every call in flight, and each listener is
+    // removed when its call ends: more than Node's default of 10 at once is expected, not a leak.
+    setMaxListeners(0, parent);
+    parent.addEventListener('abort', onParentAbort, { once: true });
+  }
   return {
     signal: controller.signal,
     clear() {
