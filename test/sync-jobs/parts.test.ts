@@ -29,9 +29,10 @@ describe('Redis limiter shared by every worker', () => {
       starts.sort((x, y) => x - y);
       expect(starts).toHaveLength(30);
       // Starts are reserved 40 ms apart: 10 per 400 ms. Observed times carry this process's event-loop
-      // lag on a busy machine, hence the generous bounds; without the limiter all 30 start within a few ms.
-      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(300);
-      expect(starts[29]! - starts[0]!).toBeGreaterThanOrEqual(1_000);
+      // lag on a busy machine (a CI run saw one start observed 140 ms late), hence the generous bounds;
+      // without the limiter all 30 start within a few ms.
+      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(200);
+      expect(starts[29]! - starts[0]!).toBeGreaterThanOrEqual(800);
     } finally {
       await other.quit();
     }
