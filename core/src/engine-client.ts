@@ -1,4 +1,5 @@
 import { readEngineAnswer } from './engine-wire';
+import { fetchTransport, nodeHttpTransport, type EngineHttpAnswer, type EngineTransport } from './engine-transport';
 import { deadline, type Deadline } from './deadline';
 import {
   ConfigError,
@@ -29,7 +30,10 @@ export interface EngineClientOptions {
   userAgent?: string;
   /** Epoch ms: no attempt starts or runs past this; what is left unanswered then is `unknown` (Zapier stops a step at 30 s). */
   deadline?: number;
-  /** Injectable for tests, proxies and hosts with their own HTTP helper (Zapier's z.request, n8n's helpers). */
+  /**
+   * For hosts with their own HTTP helper (Zapier's z.request, n8n's helpers), proxies and tests;
+   * without it, Node's HTTP client over keep-alive sockets (lighter than the global fetch).
+   */
   fetch?: typeof fetch;
   random?: () => number;
   /**
@@ -54,6 +58,7 @@ const DEFAULTS = { timeoutMs: 15_000, retries: 3, backoffBaseMs: 250, backoffMax
  */
 export class EngineClient implements Verifier {
   private readonly url: URL;
+  private readonly transport: EngineTransport;
   private readonly opts: Required<Pick<EngineClientOptions, 'timeoutMs' | 'retries' | 'backoffBaseMs' | 'backoffMaxMs'>>;
 
   constructor(private readonly options: EngineClientOptions) {
@@ -65,6 +70,7 @@ export class EngineClient implements Verifier {
     }
     if (base.username || base.password) throw new ConfigError('ENGINE_URL', 'must not carry credentials; put the key in ENGINE_API_KEY');
     this.url = new URL(base.pathname.replace(/\/+$/, '') + '/api/v1/verify', base);
+    this.transport = options.fetch ? fetchTransport(options.fetch) : nodeHttpTransport;
     this.opts = {
       timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
       retries: options.retries ?? DEFAULTS.retries,
@@ -119,38 +125,32 @@ export class EngineClient implements Verifier {
     }
   }
 
-  private async fetchAnswer(url: URL, timeout: Deadline, timeoutMs: number, signal?: AbortSignal, idempotencyKey?: string): Promise<{ response: Response; text: string }> {
-    const doFetch = this.options.fetch ?? fetch;
-    let response: Response;
+  private async fetchAnswer(url: URL, timeout: Deadline, timeoutMs: number, signal?: AbortSignal, idempotencyKey?: string): Promise<EngineHttpAnswer> {
+    const headers: Record<string, string> = {
+      'X-API-Key': this.options.apiKey,
+      Accept: 'application/json',
+      'User-Agent': this.options.userAgent ?? 'verify-hub',
+      ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
+    };
     try {
-      response = await doFetch(url, {
-        method: 'GET',
-        headers: {
-          'X-API-Key': this.options.apiKey,
-          Accept: 'application/json',
-          'User-Agent': this.options.userAgent ?? 'verify-hub',
-          ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
-        },
-        signal: timeout.signal,
-      });
+      return await this.transport(url, headers, timeout.signal);
     } catch (cause) {
       const timedOut = timeout.signal.aborted && !signal?.aborted;
       throw new EngineUnavailableError(timedOut ? `engine did not answer within ${timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
     }
-    return { response, text: await response.text().catch(() => '') };
   }
 
-  private answerOf(email: string, normalized: string, { response, text }: { response: Response; text: string }): Verification {
-    if (response.status === 200) {
-      const reading = readEngineAnswer(safeJson(text), email, normalized);
-      const requestId = requestIdOf(response);
+  private answerOf(email: string, normalized: string, answer: EngineHttpAnswer): Verification {
+    if (answer.status === 200) {
+      const reading = readEngineAnswer(safeJson(answer.body), email, normalized);
+      const requestId = answer.header('x-request-id');
       if (reading.warnings.length > 0) {
         (this.options.logger ?? processWarnings).warn({ requestId, fields: reading.warnings }, `engine answer: dropped ${reading.warnings.map((w) => w.field).join(', ')} (kept the verdict)`);
       }
       if (!reading.ok) throw new EngineResponseError(`engine answer is not a verification result: ${reading.problem}`, { status: 200, requestId });
       return reading.verification;
     }
-    throw engineErrorFromResponse(response.status, (name) => response.headers.get(name), safeJson(text));
+    throw engineErrorFromResponse(answer.status, answer.header, safeJson(answer.body));
   }
 }
 
@@ -189,10 +189,6 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function requestIdOf(response: Response): string | undefined {
-  return response.headers.get('x-request-id') ?? undefined;
 }
 
 /** Keeps the error's kind and message but never the request (whose headers hold the key). */

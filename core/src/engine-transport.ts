@@ -1,0 +1,66 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** One engine answer as the client reads it: status, headers, whole body. */
+export interface EngineHttpAnswer {
+  status: number;
+  header(name: string): string | undefined;
+  body: string;
+}
+
+/** Sends one GET to the engine; rejects on a network failure or when the signal aborts. */
+export type EngineTransport = (url: URL, headers: Record<string, string>, signal: AbortSignal) => Promise<EngineHttpAnswer>;
+
+/** An answer bigger than this is not an engine result (a published one is well under 2 KB). */
+export const MAX_ENGINE_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * Idle keep-alive sockets are closed after this, before a Node engine's default 5 s keep-alive
+ * timeout closes them under a request (which would surface as a reset and cost a retry).
+ */
+const IDLE_SOCKET_MS = 4_000;
+const agents = { http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), https: new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
+
+/**
+ * The default transport: Node's own HTTP client over keep-alive sockets. The global `fetch` (undici)
+ * was measured to be the largest source of promoted garbage in a 50,000-row clean: every call builds
+ * web streams, a Request, a Response and weak references that a young-generation GC keeps, so a
+ * thousand calls a second grew the old generation by tens of MB a second (issue 22).
+ */
+export const nodeHttpTransport: EngineTransport = (url, headers, signal) =>
+  new Promise<EngineHttpAnswer>((resolve, reject) => {
+    const secure = url.protocol === 'https:';
+    const send = secure ? httpsRequest : httpRequest;
+    const request = send(url, { method: 'GET', headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ENGINE_ANSWER_BYTES) return void response.destroy(new Error(`answer larger than ${MAX_ENGINE_ANSWER_BYTES} bytes`));
+        chunks.push(chunk);
+      });
+      response.on('error', reject);
+      response.on('end', () => {
+        const responseHeaders = response.headers;
+        resolve({
+          status: response.statusCode ?? 0,
+          header: (name) => {
+            const value = responseHeaders[name.toLowerCase()];
+            return Array.isArray(value) ? value.join(', ') : value;
+          },
+          body: Buffer.concat(chunks, size).toString('utf8'),
+        });
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+
+/** A host's own `fetch` (Zapier's z.request, n8n's helpers, a test double) as a transport. */
+export function fetchTransport(doFetch: typeof fetch): EngineTransport {
+  return async (url, headers, signal) => {
+    const response = await doFetch(url, { method: 'GET', headers, signal });
+    const body = await response.text().catch(() => '');
+    return { status: response.status, header: (name) => response.headers.get(name) ?? undefined, body };
+  };
+}
