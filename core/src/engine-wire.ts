@@ -9,7 +9,6 @@ import {
   type Checks,
   type Deliverability,
   type Verification,
-  VerificationSchema,
 } from './verification';
 import type { Risk } from './result-wire';
 
@@ -236,6 +235,12 @@ export function readEngineAnswer(body: unknown, email: string, normalized: strin
   const extras: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(source)) {
     if (key in FIELDS || value === undefined) continue;
+    if (CANONICAL_CHECKS.has(key)) {
+      // verify-hub's own name for a check, sent as a field of its own: it is not part of the published
+      // answer and must not stand in for (or break) the check read from the published field.
+      warnings.push({ field: key, problem: `is verify-hub's name for a check, not a field of the answer (dropped; the published field is ${snakeCase(key)})` });
+      continue;
+    }
     const camel = camelCase(key);
     extras[CANONICAL_CHECKS.has(camel) ? key : camel] = value;
   }
@@ -258,7 +263,9 @@ export function readEngineAnswer(body: unknown, email: string, normalized: strin
   const fromA = r.risk === undefined ? riskFromFieldSetA(r, checks) : undefined;
   const risk: Risk = r.risk ?? fromA!.risk;
   const deliverability = r.deliverability && readDeliverability(r.deliverability, warnings);
-  const verification = VerificationSchema.parse({
+  // Built from fields each read by its schema above: not parsed again (a second full parse per answer
+  // was the largest part of the reader's cost and of the garbage a long run promotes).
+  const verification: Verification = {
     email,
     normalized,
     score: r.score ?? FIELD_SET_A_SCORES[risk],
@@ -269,7 +276,7 @@ export function readEngineAnswer(body: unknown, email: string, normalized: strin
     checkedAt: r.checked_at ? new Date(r.checked_at).toISOString() : now.toISOString(),
     // `unknown` is never billed, whatever the engine says.
     billable: risk !== 'unknown' && r.billable !== false,
-  });
+  };
   return { ok: true, verification, warnings };
 }
 

@@ -226,6 +226,23 @@ describe('malformed optional parts are dropped with a warning naming the field; 
     });
   });
 
+  it.each([
+    [{ catchAllConfidence: 'high' }, 'catchAllConfidence'],
+    [{ catchAllConfidence: 2 }, 'catchAllConfidence'],
+    [{ typoSuggestion: 5 }, 'typoSuggestion'],
+    [{ smtpCheck: '' }, 'smtpCheck'],
+    [{ syntax: 'x' }, 'syntax'],
+  ] as const)('a field named like one of verify-hub\'s checks (%j) is dropped with a warning; the verdict and the published checks stand', (patch, field) => {
+    const r = read({ ...PUBLISHED_B, catch_all_confidence: 0.4, ...patch });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.warnings.map((w) => w.field)).toEqual([field]);
+    expect(r.verification).toMatchObject({ risk: 'safe', score: 87 });
+    expect(r.verification.checks).toMatchObject({ syntax: true, smtpCheck: 'deliverable', catchAllConfidence: 0.4 });
+    expect(r.verification.checks).not.toHaveProperty('typoSuggestion');
+    expect(VerificationSchema.safeParse(r.verification).success).toBe(true);
+  });
+
   it('keeps unknown extra fields, camel-cased, as further checks', () => {
     const v = map({ ...PUBLISHED_B, provider: 'google', smtp_reply: { code: 250 }, sub_addressing: false });
     expect(v.checks).toMatchObject({ provider: 'google', smtpReply: { code: 250 }, subAddressing: false });
