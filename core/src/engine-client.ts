@@ -135,6 +135,7 @@ export class EngineClient implements Verifier {
     try {
       return await this.transport(url, headers, timeout.signal);
     } catch (cause) {
+      if (cause instanceof EngineResponseError) throw cause;
       const timedOut = timeout.signal.aborted && !signal?.aborted;
       throw new EngineUnavailableError(timedOut ? `engine did not answer within ${timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
     }

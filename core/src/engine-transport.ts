@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { EngineResponseError } from './errors';
 
 /** One engine answer as the client reads it: status, headers, whole body. */
 export interface EngineHttpAnswer {
@@ -8,7 +9,7 @@ export interface EngineHttpAnswer {
   body: string;
 }
 
-/** Sends one GET to the engine; rejects on a network failure or when the signal aborts. */
+/** Sends one GET to the engine; rejects on a network failure, when the signal aborts, or (EngineResponseError) on an answer too large to be a result. */
 export type EngineTransport = (url: URL, headers: Record<string, string>, signal: AbortSignal) => Promise<EngineHttpAnswer>;
 
 /** An answer bigger than this is not an engine result (a published one is well under 2 KB). */
@@ -36,7 +37,7 @@ export const nodeHttpTransport: EngineTransport = (url, headers, signal) =>
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_ENGINE_ANSWER_BYTES) return void response.destroy(new Error(`answer larger than ${MAX_ENGINE_ANSWER_BYTES} bytes`));
+        if (size > MAX_ENGINE_ANSWER_BYTES) return void response.destroy(new EngineResponseError(`engine answer larger than ${MAX_ENGINE_ANSWER_BYTES} bytes`, { status: response.statusCode }));
         chunks.push(chunk);
       });
       response.on('error', reject);
