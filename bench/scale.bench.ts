@@ -27,17 +27,17 @@
  *  peak by 10-30 MB only (392 MB); it is not set.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeHubSpot } from '../test/fakes/hubspot/fake-hubspot';
 import { ensureRedis } from '../test/setup/redis';
 import { haveRedisBinaries, startRedisCluster } from '../test/setup/redis-cluster';
+import { ensureBuilt, removeBuild } from './built/build';
+import { runBuilt } from './built/run-built';
 import { BENCH_NODE_ARGS } from './node-args';
 import { cleanFromDashboard } from './scale/file-clean-memory';
 import { syncWithWorkers, type ScaleRun, type ScaleSetup } from './scale/worker-processes';
 
-const ROOT = join(__dirname, '..');
 const CONTACTS = Number(process.env.SCALE_BENCH_CONTACTS ?? 4_000);
 const ENGINE_LATENCY_MS = Number(process.env.SCALE_BENCH_ENGINE_LATENCY_MS ?? 100);
 const ENGINE_R = 300;
@@ -46,24 +46,6 @@ const SERVE_PORT = 42510;
 const CLUSTER_FIRST_PORT = 42550;
 const ONLY = process.env.SCALE_BENCH_ONLY as 'memory' | 'clean' | 'sync' | 'workers' | undefined;
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
-
-function buildCli(): boolean {
-  if (existsSync(join(ROOT, 'cli', 'dist', 'main.js'))) return false;
-  console.log('building the CLI (npm run build) ...');
-  const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (built.status !== 0) throw new Error('npm run build failed');
-  return true;
-}
-
-/** Removes each workspace's dist/ and tsbuildinfo, by exact path: a git pathspec such as star-slash-dist also matches inside node_modules. */
-function removeBuild(): void {
-  const { workspaces } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
-  const folders = workspaces.flatMap((w) => (w.endsWith('/*') ? readdirSync(join(ROOT, w.slice(0, -2))).map((name) => join(w.slice(0, -2), name)) : [w]));
-  for (const folder of folders) {
-    rmSync(join(ROOT, folder, 'dist'), { recursive: true, force: true });
-    for (const file of existsSync(join(ROOT, folder)) ? readdirSync(join(ROOT, folder)) : []) if (file.endsWith('.tsbuildinfo')) rmSync(join(ROOT, folder, file));
-  }
-}
 
 const describe = (r: ScaleRun) => `${r.engineRate.toFixed(0).padStart(5)} verifications/s (end to end ${r.endToEndRate.toFixed(0)} contacts/s; ${r.status})`;
 /** Where the machine's cores went: when their sum nears the core count, CPU (not the workers' count) is the limit. */
@@ -114,8 +96,9 @@ function webhookAcks(): void {
 async function memory(redisUrl: string): Promise<void> {
   console.log('\n4. memory, no heap flags');
   if (ONLY !== 'clean') {
-    const sync = spawnSync(process.execPath, ['--expose-gc', ...BENCH_NODE_ARGS, join(__dirname, 'sync.bench.ts'), '--memory-only'], { encoding: 'utf8', env: process.env, timeout: 300_000 });
-    for (const line of `${sync.stdout}${sync.stderr}`.trim().split('\n')) console.log(`   ${line}`);
+    const sync = await runBuilt(join(__dirname, 'scale', 'sync-memory.ts'));
+    console.log(`   1,000,000-contact sync (in-process executor and fake engine, built packages, plain node): peak RSS ${mb(sync.peakRss)} (goal < 200 MB)${sync.status === 0 ? '' : ` exit ${sync.status}`}`);
+    console.log(`      ${sync.output.trim()}`);
   }
   if (ONLY === 'sync') return;
   const engine = new FakeEngine({ latencyMs: 5 });
@@ -129,7 +112,7 @@ async function memory(redisUrl: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const built = buildCli();
+  const built = ensureBuilt();
   const redis = await ensureRedis();
   const engine = new FakeEngine({ latencyMs: ENGINE_LATENCY_MS });
   const hubspot = new FakeHubSpot();

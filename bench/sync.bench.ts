@@ -3,18 +3,20 @@
  *  1. end-to-end rate over the engine's limit R, with 200 ms engine latency (Redis queue, shared limiter);
  *  2. speed-up over a one-contact-at-a-time loop on 10,000 contacts (the loop is timed on a sample and
  *     extrapolated: 10,000 x 200 ms would take over half an hour);
- *  3. peak RSS over a 1,000,000-contact source (in-process executor, in-process fake engine);
+ *  3. peak RSS over a 1,000,000-contact source (in-process executor, in-process fake engine), in its own
+ *     process on the built packages (needs `npm run build`), without and with a capped heap;
  *  4. re-sync of an unchanged 100,000-contact list through the queue: engine calls, writes, contacts/s.
  * Loopback only; every figure is a measurement, nothing fails on a number.
  */
-import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { EngineClient, createLogger, type Verifier } from '@verify-hub/core';
-import { ConnectorRegistry, RedisVerificationCache, SyncPipeline, runInProcess, type RunRecord } from '@verify-hub/sync-jobs';
+import { ConnectorRegistry, RedisVerificationCache, SyncPipeline, type RunRecord } from '@verify-hub/sync-jobs';
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeSource, InProcessFakeVerifier } from '../test/fakes/source';
 import { ensureRedis } from '../test/setup/redis';
-import { BENCH_NODE_ARGS } from './node-args';
+import { ensureBuilt, removeBuild } from './built/build';
+import { runBuilt } from './built/run-built';
 
 const silent = createLogger({ level: 'silent' });
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
@@ -97,47 +99,12 @@ async function speedUpOverLoop(redisUrl: string): Promise<void> {
   }
 }
 
-async function peakRss(): Promise<void> {
-  const n = 1_000_000;
-  const source = new FakeSource({ size: n, pageSize: 1_000, track: false });
-  const verifier = new InProcessFakeVerifier();
-  global.gc?.();
-  const base = process.memoryUsage();
-  let peak = base.rss;
-  let peakHeap = base.heapUsed;
-  const sample = () => {
-    const m = process.memoryUsage();
-    peak = Math.max(peak, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  };
-  const marks: string[] = [];
-  const timer = setInterval(sample, 50);
-  const started = Date.now();
-  let nextMark = 100_000;
-  try {
-    const r = await runInProcess({
-      connector: source,
-      scope: { kind: 'all' },
-      verifier,
-      pageConcurrency: 2,
-      verifyConcurrency: 50,
-      onProgress: ({ counters }) => {
-        if (counters.written % 1000 === 0) sample();
-        if (counters.written >= nextMark) {
-          global.gc?.(); // what is retained, garbage aside
-          marks.push(`${nextMark / 1000}k: ${mb(process.memoryUsage().heapUsed)}`);
-          nextMark += 300_000;
-        }
-      },
-    });
-    const ms = Date.now() - started;
-    const heapCap = process.execArgv.find((a) => a.startsWith('--max-old-space-size'));
-    console.log(`3. memory over ${n.toLocaleString('en')} contacts (in-process executor, in-process fake engine${heapCap ? `, node ${heapCap}` : ''}): ${r.counters.written} written in ${(ms / 1000).toFixed(0)} s (${Math.round((n * 1000) / ms)}/s)`);
-    console.log(`   peak RSS ${mb(peak)} (goal flat, < 200 MB); RSS before ${mb(base.rss)}, of which ts-node's TypeScript compiler (a built CLI has none)`);
-    console.log(`   heap used peak ${mb(peakHeap)}; retained after GC along the way: ${marks.join(', ')}`);
-  } finally {
-    clearInterval(timer);
-  }
+/** The 1,000,000-contact sync in its own process on the built packages (bench/scale/sync-memory.ts). */
+async function peakRss(nodeArgs: string[] = []): Promise<void> {
+  const run = await runBuilt(join(__dirname, 'scale', 'sync-memory.ts'), [], nodeArgs);
+  const flags = nodeArgs.length > 0 ? `node ${nodeArgs.join(' ')}` : 'no heap flags';
+  console.log(`3. memory over 1,000,000 contacts (in-process executor, in-process fake engine; built packages, plain node, ${flags}): peak RSS ${mb(run.peakRss)} (goal flat, < 200 MB)`);
+  console.log(`   ${run.output.trim()}${run.status === 0 ? '' : ` (exit ${run.status})`}`);
 }
 
 async function unchangedResync(redisUrl: string): Promise<void> {
@@ -167,23 +134,21 @@ async function unchangedResync(redisUrl: string): Promise<void> {
   }
 }
 
-/** The memory measurement again in a fresh process with a capped old space, as a deployment would run it. */
-function peakRssCapped(): void {
-  const run = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=96', ...BENCH_NODE_ARGS, __filename, '--memory-only'], { stdio: 'inherit', env: process.env, timeout: 240_000 });
-  if (run.status !== 0) console.log(`   (capped run ended with status ${run.status})`);
-}
-
 async function main(): Promise<void> {
-  if (process.argv.includes('--memory-only')) return peakRss();
-  const redis = await ensureRedis();
+  const built = ensureBuilt();
   try {
-    await peakRss(); // first, so that no earlier measurement's memory is counted
-    peakRssCapped();
-    await rateVersusLimit(redis.url);
-    await speedUpOverLoop(redis.url);
-    await unchangedResync(redis.url);
+    await peakRss();
+    await peakRss(['--max-old-space-size=96']); // as a deployment with a capped heap would run it
+    const redis = await ensureRedis();
+    try {
+      await rateVersusLimit(redis.url);
+      await speedUpOverLoop(redis.url);
+      await unchangedResync(redis.url);
+    } finally {
+      redis.stop();
+    }
   } finally {
-    redis.stop();
+    if (built) removeBuild();
   }
 }
 
