@@ -1,4 +1,4 @@
-import { Client } from '@hubspot/api-client';
+import type * as HubSpotSdk from '@hubspot/api-client';
 import { hubspotErrorFromResponse, readRateLimitHeaders, type HeaderBag, type RateLimitHeaders } from './response-errors';
 import { hubspotNetworkError } from './errors';
 import { noteRequest, noteResponse } from './call-log';
@@ -38,6 +38,8 @@ export interface ClientOptions {
  * raw body (the SDK's own error model drops `policyName`).
  */
 export function buildHubSpotApis(options: ClientOptions) {
+  // Loaded with the first connection: a process that never calls HubSpot does not hold the SDK.
+  const { Client } = require('@hubspot/api-client') as typeof HubSpotSdk;
   const client = new Client({
     accessToken: options.accessToken,
     developerApiKey: options.developerApiKey,

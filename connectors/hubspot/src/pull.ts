@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FilterOperatorEnum, type Filter } from '@hubspot/api-client/lib/codegen/crm/contacts';
+import type { Filter, FilterOperatorEnum as FilterOperator } from '@hubspot/api-client/lib/codegen/crm/contacts';
 import { InputError, type Contact, type Page, type Scope } from '@verify-hub/core';
 import type { HubSpotApis } from './client';
 import type { RequestRunner } from './request-runner';
@@ -10,6 +10,9 @@ export const OBJECTS_PAGE = 100;
 export const BATCH_MAX = 100;
 export const SEARCH_PAGE = 200;
 export const SEARCH_CAP = 10_000;
+
+/** A search filter operator by its wire value: the SDK's enum type, without loading its model modules. */
+const operator = (value: 'EQ' | 'GT' | 'GTE') => value as FilterOperator;
 
 /** Cursors are opaque JSON to the pipeline; validated on the way back in. */
 const AfterCursor = z.object({ after: z.string().min(1) });
@@ -116,7 +119,7 @@ export class ContactPuller {
   }
 
   private async searchMain(state: z.infer<typeof SearchMainCursor>): Promise<Page> {
-    const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: state.inclusive ? FilterOperatorEnum.Gte : FilterOperatorEnum.Gt, value: String(state.since) }];
+    const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: operator(state.inclusive ? 'GTE' : 'GT'), value: String(state.since) }];
     const page = await this.search(filters, 'lastmodifieddate');
     const exclude = new Set(state.exclude);
     const result = this.toContacts(page.results.filter((r) => !exclude.has(r.id)));
@@ -135,8 +138,8 @@ export class ContactPuller {
   }
 
   private async searchTie(state: z.infer<typeof SearchTieCursor>): Promise<Page> {
-    const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: FilterOperatorEnum.Eq, value: String(state.at) }];
-    if (state.afterId !== undefined) filters.push({ propertyName: 'hs_object_id', operator: FilterOperatorEnum.Gt, value: state.afterId });
+    const filters: Filter[] = [{ propertyName: 'lastmodifieddate', operator: operator('EQ'), value: String(state.at) }];
+    if (state.afterId !== undefined) filters.push({ propertyName: 'hs_object_id', operator: operator('GT'), value: state.afterId });
     const page = await this.search(filters, 'hs_object_id');
     const exclude = new Set(state.exclude);
     const result = this.toContacts(page.results.filter((r) => !exclude.has(r.id)));

@@ -65,7 +65,9 @@ type SdkClientConstructor = new () => SdkClient;
 
 /** Mailchimp's id of a request, on every answer: what its support asks for. */
 export const REQUEST_ID_HEADER = 'x-request-id';
-const ApiClient = require('@mailchimp/mailchimp_marketing/src/ApiClient') as SdkClientConstructor;
+/** Loaded with the first connection: the SDK and its HTTP stack are not held by a process that never calls Mailchimp. */
+let sdkClient: SdkClientConstructor | undefined;
+const ApiClient = (): SdkClientConstructor => (sdkClient ??= require('@mailchimp/mailchimp_marketing/src/ApiClient') as SdkClientConstructor);
 
 export type CallKind = 'read' | 'write' | 'poll' | 'archive';
 
@@ -107,7 +109,7 @@ export class MailchimpApi {
     private readonly limiter: CallLimiter,
     private readonly logger?: Logger,
   ) {
-    this.client = new ApiClient();
+    this.client = new (ApiClient())();
     this.client.setConfig(auth.kind === 'apiKey' ? { apiKey: auth.apiKey } : { accessToken: auth.accessToken });
     this.client.basePath = settings.apiBase;
     this.client.timeout = settings.timeoutMs;

@@ -1,4 +1,4 @@
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
 
 /** The parts of a Postman collection (format v2.1) this module touches. */
 export interface PostmanCollection {
@@ -35,6 +35,7 @@ export async function postmanCollection(openapiYaml: string): Promise<PostmanCol
       else resolve(data as PostmanCollection);
     });
   });
+  const { parse } = require('yaml') as typeof Yaml; // with the converter, for the same reason
   const doc = parse(openapiYaml) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
   const open = new Set<string>();
   for (const [path, operations] of Object.entries(doc.paths)) {
