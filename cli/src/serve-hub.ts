@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SecretBox, createLogger, pricingFromConfig, type ActionReceiver, type Config, type Logger, type Verifier } from '@verify-hub/core';
-import { createMcpHttpHandler } from '@verify-hub/mcp';
+import type * as Mcp from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { createHubApp, startHubServer, type HubAppDeps, type HubServer } from '@verify-hub/webhooks-in';
 import { actionCompletionsFor } from './action-completions-wiring';
@@ -72,7 +72,9 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   // The dashboard's API keys page: the engine's key store when it shares this Redis, else where keys live.
   const engineKeys = await engineKeysFromConfig(config, redis);
 
-  const mcp = createMcpHttpHandler({ engineUrl: config.ENGINE_URL, concurrency: config.ENGINE_CONCURRENCY });
+  // Built on the first MCP request: the MCP SDK is not held by a hub nobody's assistant calls.
+  let mcp: Mcp.McpHttpHandler | undefined;
+  const mcpHandler = () => (mcp ??= (require('@verify-hub/mcp') as typeof Mcp).createMcpHttpHandler({ engineUrl: config.ENGINE_URL, concurrency: config.ENGINE_CONCURRENCY }));
   const hub = createHubApp({
     runs: pipeline,
     redis,
@@ -104,7 +106,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     ingest: { queueName: webhookIngestQueueName(prefix), worker: Boolean(workers) && config.HUB_WEBHOOK_FORWARDER === 'loop' },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
     // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
-    mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
+    mounts: [{ path: '/mcp', handler: (req, res) => void mcpHandler()(req, res) }],
     mcpSignIn: config.ENGINE_URL && config.ENGINE_API_KEY ? { engineKey: config.ENGINE_API_KEY } : undefined,
   });
 

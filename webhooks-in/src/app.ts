@@ -24,7 +24,7 @@ import { queueBoard } from './queue-board';
 import { SessionStore, SignInLimiter } from './session';
 import { OAuthStates } from './oauth-states';
 import { dashboardRoutes } from './dashboard';
-import { mcpSignIn } from './mcp-sign-in';
+import type * as McpSignIn from './mcp-sign-in';
 
 export interface HubApp {
   app: Express;
@@ -138,6 +138,8 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   if (deps.mcpSignIn && (!deps.adminToken || !deps.publicUrl)) {
     logger.warn(`MCP sign-in is off: it needs ${deps.adminToken ? 'HUB_PUBLIC_URL' : 'HUB_ADMIN_TOKEN'}; ${mcpPath} takes API keys only`);
   } else if (deps.mcpSignIn) {
+    // Loaded only when sign-in is on: the MCP SDK's authorization server is several MB a hub without it need not hold.
+    const { mcpSignIn } = require('./mcp-sign-in') as typeof McpSignIn;
     const signIn = mcpSignIn({ redis: deps.redis, prefix, adminToken: deps.adminToken!, publicUrl: deps.publicUrl!, mcpPath, limiter: signInLimiter, logger }, deps.mcpSignIn);
     app.use(signIn.routes);
     mcpGate = signIn.gate;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, createLogger, HOSTED_ENGINE_URL, loadConfig } from '@verify-hub/core';
-import { runMcpStdio, startMcpHttpServer } from '@verify-hub/mcp';
+import type * as Mcp from '@verify-hub/mcp';
 import { portNumber } from '../options';
 import { untilSignal } from '../until-signal';
 
@@ -23,6 +23,8 @@ export function register(program: Command): void {
     .option('--port <n>', 'serve Streamable HTTP at http://HOST:PORT/mcp (default: PORT, 8080); callers send X-API-Key', portNumber)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .action(async (opts: McpCommandOptions) => {
+      // Loaded by this command only: every other command (serve among them) starts without the MCP SDK.
+      const { runMcpStdio, startMcpHttpServer } = require('@verify-hub/mcp') as typeof Mcp;
       const config = loadConfig(process.env);
       const engineUrl = config.ENGINE_URL ?? HOSTED_ENGINE_URL;
       const concurrency = config.ENGINE_CONCURRENCY;
