@@ -1,16 +1,12 @@
-import { createHmac, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import express from 'express';
+import { randomUUID } from 'node:crypto';
 import { EngineClient, createLogger } from '@verify-hub/core';
-import { hubspotActionReceiver, hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
+import { hubspotConnectorFactory } from '@verify-hub/connector-hubspot';
 import type { ActionCompletions, SyncPipeline, SyncWorkers } from '@verify-hub/sync-jobs';
-import { errorHandler } from '@verify-hub/webhooks-in';
-import { actionRoutes } from '../../webhooks-in/src/routes/actions';
 import { actionCompletionsFor } from '../../cli/src/action-completions-wiring';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { FakeEngine } from '../fakes/engine';
 import { until } from '../setup/until';
+import { actionCallBody, signedActionCall, startActionHub } from './action-harness';
 import { platformPipeline } from '../sync-jobs/helpers';
 
 /**
@@ -32,8 +28,7 @@ describe('1,000 workflow-action calls in a burst', () => {
   let pipeline: SyncPipeline;
   let workers: SyncWorkers;
   let completions: ActionCompletions;
-  let server: Server;
-  let hubUrl: string;
+  let hub: { url: string; close: () => Promise<void> };
 
   beforeAll(async () => {
     await hubspot.start();
@@ -48,19 +43,13 @@ describe('1,000 workflow-action calls in a burst', () => {
     workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey, retries: 0 }) });
     completions = actionCompletionsFor(pipeline, pipeline.redis, prefix, createLogger({ level: 'silent' }));
     completions.start(workers.verifier, 16);
-    const app = express();
-    app.use('/actions', actionRoutes({ receivers: { hubspot: hubspotActionReceiver(SECRET, (call) => completions.answer(call)) } }));
-    app.use(errorHandler(createLogger({ name: 'test', level: 'silent' })));
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    hubUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    hub = await startActionHub(SECRET, () => completions);
   });
 
   afterAll(async () => {
     await completions?.close();
     await workers?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await hub?.close();
     await pipeline?.purge();
     await pipeline?.close();
     await engine.stop();
@@ -68,19 +57,9 @@ describe('1,000 workflow-action calls in a burst', () => {
   });
 
   async function call(email: string, callbackId: string): Promise<Record<string, string> | undefined> {
-    const url = `${hubUrl}/actions/hubspot`;
-    const body = JSON.stringify({
-      callbackId,
-      origin: { portalId: Number(PORTAL), actionDefinitionId: 1234, actionDefinitionVersion: 1 },
-      context: { source: 'WORKFLOWS', workflowId: 98765 },
-      object: { objectId: 501, objectType: 'CONTACT' },
-      inputFields: { email },
-    });
-    const timestamp = String(Date.now());
-    const signature = createHmac('sha256', SECRET).update(`POST${url}${body}${timestamp}`, 'utf8').digest('base64');
-    const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': timestamp } });
+    const res = await signedActionCall(hub.url, SECRET, actionCallBody(PORTAL, email, callbackId));
     expect(res.status).toBe(200);
-    return ((await res.json()) as { outputFields?: Record<string, string> }).outputFields;
+    return res.body.outputFields;
   }
 
   it('blocks each at once, completes each exactly once with the engine\'s verdict, and keeps to the engine\'s rate', async () => {

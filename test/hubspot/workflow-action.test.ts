@@ -1,21 +1,17 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { createHash, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
-import express from 'express';
 import { Command } from 'commander';
-import { EngineClient, createLogger, type Verification } from '@verify-hub/core';
-import { actionOutputs, hubspotActionReceiver, verifyActionDefinition } from '@verify-hub/connector-hubspot';
+import { EngineClient, type Verification } from '@verify-hub/core';
+import { actionOutputs, verifyActionDefinition } from '@verify-hub/connector-hubspot';
 import { ActionCompletions, Keys, RedisVerificationCache, createRedis, type Redis } from '@verify-hub/sync-jobs';
-import { errorHandler } from '@verify-hub/webhooks-in';
-import { actionRoutes } from '../../webhooks-in/src/routes/actions';
 import { hubspotPlatform } from '@verify-hub/connector-hubspot';
 import { registerPlatformCommands } from '../../cli/src/platform-commands';
 
 /** The platform module's commands, as `verify-hub` adds them. */
 const register = (program: Command) => registerPlatformCommands(program, hubspotPlatform);
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
+import { actionCallBody, signedActionCall, startActionHub } from './action-harness';
 import { FakeEngine } from '../fakes/engine';
 import { until } from '../setup/until';
 import { connector, verification } from './helpers';
@@ -35,7 +31,7 @@ let redis: Redis;
 let prefix: string;
 let cache: RedisVerificationCache;
 let completions: ActionCompletions;
-let server: Server;
+let hub: { url: string; close: () => Promise<void> };
 let hubUrl: string;
 const opened: ActionCompletions[] = [];
 
@@ -56,18 +52,13 @@ beforeAll(async () => {
   prefix = `vh-action-${randomUUID().slice(0, 8)}`;
   cache = new RedisVerificationCache(redis, new Keys(prefix));
   completions = completionsLane();
-  const app = express();
-  app.use('/actions', actionRoutes({ receivers: { hubspot: hubspotActionReceiver(SECRET, (call) => completions.answer(call)) } }));
-  app.use(errorHandler(createLogger({ name: 'test', level: 'silent' })));
-  server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  hubUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  hub = await startActionHub(SECRET, () => completions);
+  hubUrl = hub.url;
 });
 
 afterAll(async () => {
   await Promise.all(opened.map((lane) => lane.close()));
-  await new Promise((resolve) => server.close(resolve));
+  await hub.close();
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
@@ -80,24 +71,11 @@ afterAll(async () => {
 });
 
 function callBody(email: string, callbackId = hubspot.actions.issueCallback(PORTAL)) {
-  return JSON.stringify({
-    callbackId,
-    origin: { portalId: Number(PORTAL), actionDefinitionId: 1234, actionDefinitionVersion: 1 },
-    context: { source: 'WORKFLOWS', workflowId: 98765 },
-    object: { objectId: 501, objectType: 'CONTACT' },
-    inputFields: { email },
-  });
+  return actionCallBody(PORTAL, email, callbackId);
 }
 
 async function call(body: string, opts: { secret?: string; timestamp?: number } = {}) {
-  const url = `${hubUrl}/actions/hubspot`;
-  const timestamp = String(opts.timestamp ?? Date.now());
-  const signature = createHmac('sha256', opts.secret ?? SECRET).update(`POST${url}${body}${timestamp}`, 'utf8').digest('base64');
-  const res = await fetch(url, {
-    method: 'POST', body,
-    headers: { 'content-type': 'application/json', 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': timestamp },
-  });
-  return { status: res.status, body: (await res.json()) as { outputFields?: Record<string, string>; error?: string } };
+  return signedActionCall(hubUrl, opts.secret ?? SECRET, body, opts.timestamp);
 }
 
 const address = (name: string) => `${name}-${randomUUID().slice(0, 8)}@example.com`;
