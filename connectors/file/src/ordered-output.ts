@@ -128,7 +128,9 @@ export class OrderedOutput {
     if (!parsed.success) return fail(`result for row ${row} is not a verification (${parsed.error.issues[0]?.path.join('.') || 'result'}: ${parsed.error.issues[0]?.message})`);
     // A re-delivered result (a retried chunk) is not an error: the row is written once.
     if (row <= this.lastWritten || this.pending.has(row)) return 'again';
-    this.pending.set(row, parsed.data);
+    // The result itself waits for its turn, not the parsed copy: a second copy of every waiting row
+    // would live until written, long enough to be promoted (it has no transforms, so they are equal).
+    this.pending.set(row, verification);
     return undefined;
   }
 
