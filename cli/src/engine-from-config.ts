@@ -1,5 +1,5 @@
 import { ConfigError, createLogger, EngineClient, type Config, type Verifier } from '@verify-hub/core';
-import { LocalEngine, engineOptionsFromConfig } from '@verify-hub/engine';
+import type * as Engine from '@verify-hub/engine';
 
 export interface ChosenEngine {
   verifier: Verifier;
@@ -7,7 +7,7 @@ export interface ChosenEngine {
   kind: 'remote' | 'local';
   /** Safe to print: the URL without credentials, or "local engine". */
   label: string;
-  local?: LocalEngine;
+  local?: Engine.LocalEngine;
 }
 
 /**
@@ -27,6 +27,8 @@ export function engineFromConfig(config: Config): ChosenEngine {
     return { verifier, kind: 'remote', label: `engine at ${config.ENGINE_URL}` };
   }
   if (config.ENGINE_API_KEY) throw new ConfigError('ENGINE_URL', 'is required when ENGINE_API_KEY is set (or unset the key to use the local engine)');
+  // Loaded only here: a command using a remote engine does not hold the local one's lists and server.
+  const { LocalEngine, engineOptionsFromConfig } = require('@verify-hub/engine') as typeof Engine;
   const local = new LocalEngine(engineOptionsFromConfig(config));
   return { verifier: local, kind: 'local', label: 'local engine (in-process)', local };
 }
