@@ -35,7 +35,7 @@ import { haveRedisBinaries, startRedisCluster } from '../test/setup/redis-cluste
 import { ensureBuilt, removeBuild } from './built/build';
 import { runBuilt } from './built/run-built';
 import { BENCH_NODE_ARGS } from './node-args';
-import { cleanFromDashboard } from './scale/file-clean-memory';
+import { cleanFromDashboard, cleanWithCli } from './scale/file-clean-memory';
 import { syncWithWorkers, type ScaleRun, type ScaleSetup } from './scale/worker-processes';
 
 const CONTACTS = Number(process.env.SCALE_BENCH_CONTACTS ?? 4_000);
@@ -106,6 +106,8 @@ async function memory(redisUrl: string): Promise<void> {
   try {
     const clean = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000);
     console.log(`   50,000-row clean from the dashboard API (verify-hub serve, built, own process): done in ${clean.seconds.toFixed(1)} s, peak RSS ${mb(clean.peakRss)} (goal < 200 MB); RSS when started ${mb(clean.startedRss)}, peak after the upload's preview ${mb(clean.previewPeakRss)}`);
+    const cli = await cleanWithCli(engine, 50_000);
+    console.log(`   the same file with verify-hub clean --split (built CLI, own process, no hub): done in ${cli.seconds.toFixed(1)} s, peak RSS ${mb(cli.peakRss)} (goal < 200 MB)`);
   } finally {
     await engine.stop();
   }

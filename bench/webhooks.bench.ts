@@ -29,7 +29,8 @@ import { loadHubConfig } from '../cli/src/platforms';
 import { startForwarderThread, webhookIngestQueueName } from '../cli/src/webhook-forwarding';
 import { FakeEngine } from '../test/fakes/engine';
 import { FakeHubSpot } from '../test/fakes/hubspot/fake-hubspot';
-import { BENCH_NODE_ARGS } from './node-args';
+import { ensureBuilt, removeBuild } from './built/build';
+import { bundleForNode } from './built/run-built';
 
 const SECRET = 'bench-hubspot-app-secret';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -56,7 +57,7 @@ async function serve(forwarding: Forwarding): Promise<void> {
   const pipeline = new SyncPipeline({ redisUrl: REDIS_URL, prefix, logger: silent });
   const redis = createRedis(REDIS_URL);
   const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName, worker: forwarding === 'event-loop' }, webhooks: { hubspot: { receiver: hubspotReceiver(SECRET) } } });
-  const forwarder = forwarding === 'elsewhere' ? spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--forward', prefix], { stdio: ['pipe', 'inherit', 'inherit'], env: process.env }) : undefined;
+  const forwarder = forwarding === 'elsewhere' ? spawn(process.execPath, [...process.execArgv, __filename, '--forward', prefix], { stdio: ['pipe', 'inherit', 'inherit'], env: process.env }) : undefined;
   // As serve starts it: its own pipeline from the configuration (here: this Redis and prefix).
   const thread = forwarding === 'thread' ? await startForwarderThread(loadHubConfig({ REDIS_URL, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' }), queueName, silent, (counts) => hub.ingest.countForwarded(counts)) : undefined;
   const server = await startHubServer(hub, { port: 0, host: '127.0.0.1' });
@@ -146,8 +147,8 @@ function line(name: string, r: autocannon.Result): { eventsPerSecond: number; p9
 }
 
 /** `goalRateOnly`: only the ack latency at the goal rate against the baseline (what `npm run bench scale` prints). */
-async function ingest(goalRateOnly: boolean, forwarding: Forwarding): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, [...BENCH_NODE_ARGS, __filename, '--serve', forwarding], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+async function ingest(goalRateOnly: boolean, forwarding: Forwarding, serverScript: string): Promise<void> {
+  const child: ChildProcess = spawn(process.execPath, [serverScript, '--serve', forwarding], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
   const lines: string[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -260,11 +261,19 @@ async function main(): Promise<void> {
   if (process.argv.includes('--serve')) return serve(process.argv[process.argv.indexOf('--serve') + 1] as Forwarding);
   if (process.argv.includes('--forward')) return forward(process.argv[process.argv.indexOf('--forward') + 1]!);
   const ackOnly = process.argv.includes('--ack-only');
-  await ingest(ackOnly, 'thread');
-  await ingest(true, 'event-loop');
-  await ingest(true, 'elsewhere');
-  if (ackOnly) return;
-  await endToEnd(Number(process.env.WEBHOOK_BENCH_E2E_SAMPLES ?? 40));
+  // The server side runs as deployed: plain node over the built packages (ts-node's compiler, over
+  // 100 MB of heap, lengthened every GC pause and so the acks' p99).
+  const built = ensureBuilt();
+  const server = await bundleForNode(__filename);
+  try {
+    await ingest(ackOnly, 'thread', server.file);
+    await ingest(true, 'event-loop', server.file);
+    await ingest(true, 'elsewhere', server.file);
+    if (!ackOnly) await endToEnd(Number(process.env.WEBHOOK_BENCH_E2E_SAMPLES ?? 40));
+  } finally {
+    server.remove();
+    if (built) removeBuild();
+  }
 }
 
 main().then(

@@ -1,32 +1,51 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { join, relative, resolve, sep } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 
 const ROOT = join(__dirname, '..', '..');
+
+/** A relative import of one of our packages' sources (`../cli/src/platforms`) becomes a require of what tsc built of it. */
+const ourSourcesFromDist: Plugin = {
+  name: 'our-sources-from-dist',
+  setup(build) {
+    build.onResolve({ filter: /\/src\// }, (args) => {
+      if (!args.path.startsWith('.')) return undefined;
+      const inRepo = relative(ROOT, resolve(args.resolveDir, args.path)).split(sep);
+      const at = inRepo.indexOf('src');
+      if (at < 1 || inRepo[0] === 'test' || inRepo[0] === 'bench') return undefined;
+      return { path: join(ROOT, ...inRepo.slice(0, at), 'dist', ...inRepo.slice(at + 1)).replace(/(\.ts)?$/, '.js'), external: true };
+    });
+  },
+};
+
+/**
+ * A bench script as a deployment would run our code: one CommonJS file for plain `node`, no ts-node
+ * and no TypeScript compiler in the process. The script and the test fakes it imports are bundled;
+ * every package (ours included) and our packages' sources stay external, so they are the `dist/`
+ * that `npm run build` made. The file sits inside the repository so that its requires find node_modules.
+ */
+export async function bundleForNode(entry: string): Promise<{ file: string; remove: () => void }> {
+  const cache = join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, 'vh-bench-built-'));
+  const file = join(dir, 'main.js');
+  await build({ entryPoints: [entry], outfile: file, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', plugins: [ourSourcesFromDist], logLevel: 'warning' });
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 export interface BuiltRun {
   status: number | null;
   output: string;
-  /** The child's peak RSS (VmHWM), read from the kernel just before it exits. */
+  /** The child's peak RSS (VmHWM), as it reported it just before exiting. */
   peakRss: number;
 }
 
-/**
- * Runs a bench script as a deployment would run our code: plain `node`, no ts-node and no TypeScript
- * compiler in the process. The script and the test fakes it imports are bundled into one CommonJS
- * file; every package (ours included) stays external, so `@verify-hub/*` resolve to their built
- * `dist/` (run `npm run build` first).
- */
+/** Runs a bench script bundled by `bundleForNode` in its own process and collects its output. */
 export async function runBuilt(entry: string, args: string[] = [], nodeArgs: string[] = []): Promise<BuiltRun> {
-  // Inside the repository, so that the bundle's requires find its node_modules.
-  const cache = join(ROOT, 'node_modules', '.cache');
-  mkdirSync(cache, { recursive: true });
-  const dir = mkdtempSync(join(cache, 'vh-bench-built-'));
-  const outfile = join(dir, 'main.js');
+  const bundled = await bundleForNode(entry);
   try {
-    buildSync({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'warning' });
-    const child = spawn(process.execPath, [...nodeArgs, outfile, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const child = spawn(process.execPath, [...nodeArgs, bundled.file, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += String(d)));
     child.stderr!.on('data', (d: Buffer) => (output += String(d)));
@@ -35,7 +54,7 @@ export async function runBuilt(entry: string, args: string[] = [], nodeArgs: str
     const peak = /^peak-rss (\d+)$/m.exec(output);
     return { status, output: output.replace(/^peak-rss \d+\n?/m, ''), peakRss: Number(peak?.[1] ?? 0) };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    bundled.remove();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FakeEngine } from '../../test/fakes/engine';
@@ -94,6 +94,38 @@ export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, p
       await exited;
     }
     await purgeServeRedis(prefix, redisUrl);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Peak RSS of `verify-hub clean --split` (built CLI, its own process, no heap flags) over the same
+ * 50,000-row file: the clean without a hub around it. The kernel's VmHWM is read every 20 ms until
+ * the process exits (it only grows, so the last reading is the peak but for the last 20 ms).
+ */
+export async function cleanWithCli(engine: FakeEngine, rows: number): Promise<{ peakRss: number; seconds: number; status: number | null }> {
+  const work = mkdtempSync(join(tmpdir(), 'vh-bench-scale-cli-clean-'));
+  const input = join(work, 'contacts.csv');
+  writeFileSync(input, contactsCsv(rows));
+  const env: NodeJS.ProcessEnv = { ...process.env, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, ENGINE_CONCURRENCY: '20', LOG_LEVEL: 'warn' };
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, 'clean', input, '--split'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += String(d)));
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    try {
+      peakRss = Math.max(peakRss, rssOf(child.pid!).peak);
+    } catch {
+      // exited between two readings
+    }
+  }, 20);
+  try {
+    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (status !== 0) console.log(`   verify-hub clean exited ${status}: ${stderr.slice(-500)}`);
+    return { peakRss, seconds: (Date.now() - started) / 1000, status };
+  } finally {
+    clearInterval(sampler);
     rmSync(work, { recursive: true, force: true });
   }
 }
