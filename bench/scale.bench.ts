@@ -11,20 +11,18 @@
  * SCALE_BENCH_ONLY=memory runs part 4 alone (the other parts load the machine for minutes); =clean or
  * =sync runs one half of it; =workers runs part 1 alone.
  *
- * Memory (issue 22 item 5; one loaded 2-core machine with 24 GB, figures vary by about 30 MB run to run):
- *  - 50,000-row clean: peak RSS 474-491 MB -> 397-426 MB; heap total 387 -> 300-322 MB; RSS at start
- *    140 -> 123 MB; after the preview 212 -> 186-191 MB; live heap after a full GC during the run
- *    110-130 -> 70-110 MB. Fixed: the engine client's AbortSignal.timeout kept each finished request's
- *    signal, timer and abort listeners alive 15 s; openapi-to-postmanv2 (11 MB) loaded in every process
- *    importing the engine; exceljs built a style key per cell of every .xlsx output.
- *  - 1,000,000-contact sync: peak RSS 302 MB -> 263-287 MB, heap used peak 206 -> 168-193 MB, retained
- *    40 MB throughout; nothing changed on its path: 191-195 MB of it is ts-node with TypeScript before
- *    the first contact.
- *  What is left is not retained data: what a run keeps stays flat (heap after GC), but it allocates
- *  about 140 MB/s (undici fetch and zod reading each engine answer, csv-parse over the file's several
- *  passes, csv-stringify and exceljs for the cleaned, removed and per-category outputs), and V8 on this
- *  machine lets the old generation grow to 3-4 times the live heap between full GCs. MALLOC_ARENA_MAX=2 lowered one run's
- *  peak by 10-30 MB only (392 MB); it is not set.
+ * Memory (issue 22 item 5; one loaded 2-core machine with 24 GB; figures vary by 30-70 MB run to run):
+ *  - 50,000-row clean from the dashboard: peak RSS 474-491 MB (first measured) -> 397-426 MB (engine
+ *    timeouts let go, postman converter and exceljs styles) -> 209-278 MB (this session: the engine
+ *    client on Node's HTTP client instead of the global fetch, whose web streams and weak references were
+ *    the largest source of promoted garbage; the engine-answer reader no longer parses its result twice;
+ *    HubSpot/Mailchimp SDKs, the queue board and MCP load on first use: serve starts at ~97-100 MB RSS
+ *    instead of 127-136). `verify-hub clean --split` of the same file: 222-347 MB.
+ *  - 1,000,000-contact sync (in-process executor, built packages, plain node): 180-181 MB; the old
+ *    figure (263-302 MB) was measured under ts-node, whose compiler held ~110 MB.
+ *  What is left is V8's old generation growing to about 3 times the live heap (50-80 MB after a full GC,
+ *  most of it the loaded code) between full GCs while the run promotes garbage: csv-parse's records held
+ *  for a page, Node's HTTP request objects, abort signals. MALLOC_ARENA_MAX=2 made no difference.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -148,7 +148,9 @@ function line(name: string, r: autocannon.Result): { eventsPerSecond: number; p9
 
 /** `goalRateOnly`: only the ack latency at the goal rate against the baseline (what `npm run bench scale` prints). */
 async function ingest(goalRateOnly: boolean, forwarding: Forwarding, serverScript: string): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, [serverScript, '--serve', forwarding], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+  // WEBHOOK_BENCH_SERVER_NODE_ARGS: node flags for the measured hub only (to profile it: `--cpu-prof --cpu-prof-dir=/tmp/x`).
+  const nodeArgs = (process.env.WEBHOOK_BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, serverScript, '--serve', forwarding], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
   const lines: string[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
