@@ -13,6 +13,9 @@ export interface Deadline {
  * `AbortSignal.any` adds a dependant to a long-lived parent on every call. At a thousand calls a
  * second with a 15 s timeout, that kept about 15,000 finished requests alive at any time.
  */
+/** Parents already told to allow any number of listeners (once each is enough). */
+const unlimitedParents = new WeakSet<AbortSignal>();
+
 export function deadline(ms: number, parent?: AbortSignal, reason: () => Error = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError')): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(reason()), ms);
@@ -21,7 +24,10 @@ export function deadline(ms: number, parent?: AbortSignal, reason: () => Error =
   else if (parent) {
     // One parent (a worker's stop signal) is shared by every call in flight, and each listener is
     // removed when its call ends: more than Node's default of 10 at once is expected, not a leak.
-    setMaxListeners(0, parent);
+    if (!unlimitedParents.has(parent)) {
+      setMaxListeners(0, parent);
+      unlimitedParents.add(parent);
+    }
     parent.addEventListener('abort', onParentAbort, { once: true });
   }
   return {
