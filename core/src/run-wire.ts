@@ -7,6 +7,8 @@ import type { Ledger, Risk, RiskAction } from './result-wire';
  */
 
 export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+/** The statuses a run never leaves. */
+export const FINISHED_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
 export interface RunCounters {
   /** Contacts read from the source. */

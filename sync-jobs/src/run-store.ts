@@ -14,8 +14,6 @@ export const COUNTER_NAMES = ['pulled', 'skipped', 'unreadable', 'cached', 'veri
 
 export const emptyCounters = (): Required<RunCounters> => ({ pulled: 0, skipped: 0, unreadable: 0, cached: 0, verified: 0, rejected: 0, unknown: 0, written: 0, unchanged: 0, failed: 0, credits: 0 });
 
-export const FINISHED: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
-
 /** The statusReason of a run a user paused (a run paused on a quota, a key or the credit cap says why instead). */
 export const USER_PAUSE_REASON = 'paused by a user';
 

@@ -14,5 +14,5 @@ export type {
 } from '../../src/api-types';
 export type { CheckInWords, CostView, LedgerCategory, Risk, RunCounters, RunSource, RunStatus, SchedulePreset, ScheduleView, StartRunRequest } from '@verify-hub/core';
 
-// A value, so the dashboard keeps its own (it may import no server code at run time); typed by the server's RunStatus.
+// A value, so the dashboard keeps its own copy of core's FINISHED_RUN_STATUSES (it may import no server code at run time); typed by the server's RunStatus.
 export const FINISHED_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];

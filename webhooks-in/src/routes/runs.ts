@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { ledgerInWords, reasonInWords, type Pricing } from '@verify-hub/core';
+import { FINISHED_RUN_STATUSES, ledgerInWords, reasonInWords, type Pricing } from '@verify-hub/core';
 import type { RunRecord, RunService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -10,7 +10,6 @@ import type { RunBreakdownView, RunListQuery } from '../run-api-types';
 import { reportCsv } from '../report-csv';
 
 const EVENTS_INTERVAL_MS = 1000;
-const FINISHED_RUN_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled'];
 
 /** The admin API's run routes (mounted under /api, behind the token); `pricing` shows what runs spent in money. */
 export function runRoutes(runs: RunService, options: { pricing?: Pricing } = {}): Router {
