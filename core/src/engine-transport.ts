@@ -28,11 +28,32 @@ const agents = { http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS 
  * web streams, a Request, a Response and weak references that a young-generation GC keeps, so a
  * thousand calls a second grew the old generation by tens of MB a second (issue 22).
  */
-export const nodeHttpTransport: EngineTransport = (url, headers, signal) =>
-  new Promise<EngineHttpAnswer>((resolve, reject) => {
+export const nodeHttpTransport: EngineTransport = async (url, headers, signal) => {
+  for (let reused = 0; ; reused++) {
+    try {
+      return await sendOnce(url, headers, signal);
+    } catch (error) {
+      // A kept-alive socket the engine closed as it was reused: the request never reached the engine, so
+      // it is sent again on a fresh socket (what fetch does itself). Not a retry of the engine's answer:
+      // those are the engine client's, once, in engine-client.ts.
+      if (!(error instanceof StaleSocketError)) throw error;
+      if (signal.aborted || reused >= MAX_STALE_SOCKETS) throw error.cause;
+    }
+  }
+};
+
+/** At most this many stale sockets in a row are skipped before the failure counts. */
+const MAX_STALE_SOCKETS = 3;
+
+class StaleSocketError extends Error {}
+
+function sendOnce(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<EngineHttpAnswer> {
+  return new Promise<EngineHttpAnswer>((resolve, reject) => {
+    let answered = false;
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     const request = send(url, { method: 'GET', headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -53,9 +74,13 @@ export const nodeHttpTransport: EngineTransport = (url, headers, signal) =>
         });
       });
     });
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = !answered && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      reject(stale ? new StaleSocketError('kept-alive socket closed by the engine', { cause: error }) : error);
+    });
     request.end();
   });
+}
 
 /** A host's own `fetch` (Zapier's z.request, n8n's helpers, a test double) as a transport. */
 export function fetchTransport(doFetch: typeof fetch): EngineTransport {

@@ -34,12 +34,14 @@ const safe = (email: string): Verification => ({
 });
 
 describe("the engine client's default transport (Node's HTTP client)", () => {
-  it('reuses keep-alive connections: 200 calls, 10 at a time, open at most 10 connections', () => {
+  it('reuses keep-alive connections (200 calls, 10 at a time, open at most 10), and resends on a fresh one a request whose kept-alive socket the engine closed', () => {
     const probe = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'fixtures', 'keep-alive-probe.ts')], { encoding: 'utf8', timeout: 60_000 });
     if (probe.status !== 0) throw new Error(`probe exited ${probe.status}: ${probe.stderr}`);
-    const counts = JSON.parse(probe.stdout) as { requests: number; connections: number; risks: string[] };
+    const counts = JSON.parse(probe.stdout) as { requests: number; connections: number; risks: string[]; dropped: number; afterDrop: { risk: string } };
     expect(counts).toMatchObject({ requests: 200, risks: ['safe'] });
     expect(counts.connections).toBeLessThanOrEqual(10);
+    // With no client retry, the dropped request still ends in the engine's verdict.
+    expect(counts).toMatchObject({ dropped: 1, afterDrop: { risk: 'safe' } });
   });
 
   it('a connection the engine closed while idle costs no retry: the next call opens a new one', async () => {
