@@ -32,7 +32,9 @@ describeWithRedis('the pipeline through Redis Sentinel (one master, one replica,
       // the last writes the old master acknowledged may be gone, so a chunk may be replayed. Nothing is
       // lost: every contact is verified or found cached, and written or found already written.
       const c = done.counters;
-      expect({ pulled: c.pulled, failed: c.failed, unknown: c.unknown, looked: c.verified + c.cached, landed: c.written + c.unchanged }).toEqual({ pulled: 4_000, failed: 0, unknown: 0, looked: 4_000, landed: 4_000 });
+      // The reasons ride along so that a failure says why a contact ended unknown.
+      const unknownReasons = c.unknown > 0 ? (await t.pipeline.breakdown(run.id)).unknownReasons : {};
+      expect({ pulled: c.pulled, failed: c.failed, unknown: c.unknown, unknownReasons, looked: c.verified + c.cached, landed: c.written + c.unchanged }).toEqual({ pulled: 4_000, failed: 0, unknown: 0, unknownReasons: {}, looked: 4_000, landed: 4_000 });
       expect(t.source.writeCounts.size).toBe(4_000);
       expect(Math.max(...t.source.writeCounts.values())).toBeLessThanOrEqual(2);
     } finally {
