@@ -43,10 +43,12 @@ describe('the shared limiter has a bulk and an interactive lane', () => {
     expect(interactive.waitMs).toBeLessThan(300);
     expect(bulk.waitMs).toBeGreaterThan(250);
     expect(bulk.waitMs).toBeGreaterThan(2 * interactive.waitMs);
-    // 50 per second, evenly spaced: any 10 consecutive starts span at least ~180 ms (lag only delays starts).
+    // 50 per second, evenly spaced: any 10 consecutive grants span ~180 ms or more. A start is timed when its
+    // callback runs, so event-loop lag on the earlier one shortens a span (a CI run saw 168 ms); without a
+    // limiter the 41 calls start within a few ms.
     for (const { starts } of [interactive, bulk]) {
       expect(starts).toHaveLength(41);
-      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(170);
+      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(140);
     }
   }, 30_000);
 
