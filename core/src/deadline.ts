@@ -7,15 +7,15 @@ export interface Deadline {
   clear(): void;
 }
 
+/** Parents already told to allow any number of listeners (once each is enough). */
+const unlimitedParents = new WeakSet<AbortSignal>();
+
 /**
  * A timeout signal that is let go of as soon as the work ends. `AbortSignal.timeout` keeps its timer,
  * and through it everything listening (a fetch's request and response), alive for the whole timeout;
  * `AbortSignal.any` adds a dependant to a long-lived parent on every call. At a thousand calls a
  * second with a 15 s timeout, that kept about 15,000 finished requests alive at any time.
  */
-/** Parents already told to allow any number of listeners (once each is enough). */
-const unlimitedParents = new WeakSet<AbortSignal>();
-
 export function deadline(ms: number, parent?: AbortSignal, reason: () => Error = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError')): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(reason()), ms);

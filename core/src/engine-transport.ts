@@ -17,10 +17,15 @@ export const MAX_ENGINE_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * Idle keep-alive sockets are closed after this, before a Node engine's default 5 s keep-alive
- * timeout closes them under a request (which would surface as a reset and cost a retry).
+ * timeout closes them under a request (a reset, which `nodeHttpTransport` answers by sending again).
  */
 const IDLE_SOCKET_MS = 4_000;
 const agents = { http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), https: new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
+
+/** At most this many stale sockets in a row are skipped before the failure counts. */
+const MAX_STALE_SOCKETS = 3;
+
+class StaleSocketError extends Error {}
 
 /**
  * The default transport: Node's own HTTP client over keep-alive sockets. The global `fetch` (undici)
@@ -41,11 +46,6 @@ export const nodeHttpTransport: EngineTransport = async (url, headers, signal) =
     }
   }
 };
-
-/** At most this many stale sockets in a row are skipped before the failure counts. */
-const MAX_STALE_SOCKETS = 3;
-
-class StaleSocketError extends Error {}
 
 function sendOnce(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<EngineHttpAnswer> {
   return new Promise<EngineHttpAnswer>((resolve, reject) => {
