@@ -113,8 +113,7 @@ export class PipelineContext {
   }
 
   async finishAs(runId: string, status: 'failed' | 'cancelled', reason: string): Promise<void> {
-    if (await this.store.transition(runId, status, ['queued', 'running', 'paused'], reason)) {
-      await this.store.setFields(runId, { finishedAt: new Date().toISOString() });
+    if (await this.store.transition(runId, status, ['queued', 'running', 'paused'], reason, { finishedAt: new Date().toISOString() })) {
       await this.announceFinished(runId);
     }
   }

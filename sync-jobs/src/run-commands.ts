@@ -23,10 +23,9 @@ export class RunCommands {
 
   async cancel(id: string, reason = 'cancelled by a user'): Promise<RunRecord> {
     const { store, queues } = this.ctx;
-    const ok = await store.transition(id, 'cancelled', ['queued', 'running', 'paused'], reason);
+    const ok = await store.transition(id, 'cancelled', ['queued', 'running', 'paused'], reason, { finishedAt: new Date().toISOString() });
     const run = await this.mustGet(id);
     if (!ok) throw new InputError('id', `run ${id} is ${run.status}; only queued, running or paused runs can be cancelled`);
-    await store.setFields(id, { finishedAt: new Date().toISOString() });
     // Parked chunks of a cancelled run are dropped; waiting ones see the status and end at once.
     for (const jobId of await store.takeParked(id)) await (await queues.chunks.getJob(jobId))?.remove().catch(() => undefined);
     await this.ctx.announceFinished(id);
@@ -43,7 +42,6 @@ export class RunCommands {
     if (!(await store.transition(id, 'paused', ['queued', 'running'], USER_PAUSE_REASON))) {
       throw new InputError('id', `run ${id} is ${(await store.get(id))?.status ?? run.status}; only a queued or running run can be paused`);
     }
-    await store.deleteFields(id, 'resumeAt');
     this.ctx.runLog(run).info('run paused by a user');
     return (await store.get(id))!;
   }
@@ -62,7 +60,6 @@ export class RunCommands {
     // A new resume epoch: a chunk that started before it and is refused now (the old token) retries instead of pausing again.
     await store.newResumeEpoch(id);
     if (!(await store.transition(id, 'running', ['paused']))) throw new InputError('id', `run ${id} changed state; try again`);
-    await store.deleteFields(id, 'resumeAt');
     // Credits still held for chunks that are gone (killed while the run was paused) go back to the cap.
     await this.reconciler.releaseLostReservations(id);
     for (const jobId of await store.takeParked(id)) {

@@ -57,8 +57,7 @@ export class RunPauses {
           : stop.message;
     const source = error instanceof AuthError || error instanceof RateLimitError ? error.source : 'engine';
     syncMetrics.errors.inc({ kind: stop.reason === 'credit_cap' ? 'credit_cap' : error instanceof AuthError ? `${source}_auth` : `${source}_quota` });
-    if (await store.transition(runId, 'paused', ['running', 'queued'], reason)) {
-      if (stop.resumeAt) await store.setFields(runId, { resumeAt: stop.resumeAt });
+    if (await store.transition(runId, 'paused', ['running', 'queued'], reason, stop.resumeAt ? { resumeAt: stop.resumeAt } : {})) {
       // A quota that resets resumes the run by itself then (a top-up can resume it sooner).
       if (error instanceof QuotaError && stop.resumeAt) {
         await queues.runs.add('auto-resume', { runId }, { jobId: `${runId}-resume-${stop.resumeAt}`, delay: Math.max(0, stop.resumeAt - Date.now()) + 1000, removeOnComplete: true, removeOnFail: true });

@@ -107,9 +107,11 @@ return 0`;
 export const TRANSITION = `
 local s = redis.call('HGET', KEYS[1], 'status')
 if not s then return -1 end
-for i = 3, #ARGV do if s == ARGV[i] then
+for i = 4, #ARGV do if s == ARGV[i] then
   redis.call('HSET', KEYS[1], 'status', ARGV[1])
   if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'statusReason') else redis.call('HSET', KEYS[1], 'statusReason', ARGV[2]) end
+  redis.call('HDEL', KEYS[1], 'resumeAt')
+  for field, value in pairs(cjson.decode(ARGV[3])) do redis.call('HSET', KEYS[1], field, value) end
   return 1
 end end
 return 0`;

@@ -115,9 +115,14 @@ export class RunStore {
     return runs;
   }
 
-  /** Moves the run to `to` if it is in one of `from`; false when it was not. */
-  async transition(id: string, to: RunStatus, from: readonly RunStatus[], reason = ''): Promise<boolean> {
-    const r = (await this.redis.eval(TRANSITION, 1, this.keys.run(id), to, reason, ...from)) as number;
+  /**
+   * Moves the run to `to` if it is in one of `from`; false when it was not. `fields` (a pause's
+   * `resumeAt`, an end's `finishedAt`) are written in the same step, so nobody reads a paused run
+   * that does not yet say when it resumes, or an ended one without its end time. An earlier
+   * `resumeAt` goes unless `fields` sets a new one.
+   */
+  async transition(id: string, to: RunStatus, from: readonly RunStatus[], reason = '', fields: Record<string, string | number> = {}): Promise<boolean> {
+    const r = (await this.redis.eval(TRANSITION, 1, this.keys.run(id), to, reason, JSON.stringify(fields), ...from)) as number;
     if (r === -1) throw new Error(`run ${id} not found`);
     if (r === 1) await this.keep(id);
     return r === 1;
@@ -125,10 +130,6 @@ export class RunStore {
 
   async setFields(id: string, fields: Record<string, string | number>): Promise<void> {
     await this.redis.hset(this.keys.run(id), fields);
-  }
-
-  async deleteFields(id: string, ...names: string[]): Promise<void> {
-    if (names.length) await this.redis.hdel(this.keys.run(id), ...names);
   }
 
   /**
