@@ -19,11 +19,20 @@ export class RunPauses {
     private readonly disconnectUninstalled?: (connectionId: string) => Promise<unknown>,
   ) {}
 
-  /** A chunk of a paused run waits, with the results it already has, until `resume` promotes it. */
+  /**
+   * A chunk of a paused run waits, with the results it already has, until `resume` promotes it. A run
+   * resumed since the chunk saw it paused sends the chunk straight back to work (a plain return would
+   * complete the job with its page never counted, and the run would wait for the reconciler).
+   */
   async park(job: Job, token: string | undefined): Promise<void> {
     const { store } = this.ctx;
     const runId = (job.data as ChunkJobData).runId;
-    if ((await store.progress(runId)).status !== 'paused') return; // cancelled meanwhile: nothing to keep
+    const status = (await store.progress(runId)).status;
+    if (status === 'running' || status === 'queued') {
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
+    if (status !== 'paused') return; // cancelled or ended meanwhile: nothing to keep
     await store.park(runId, String(job.id));
     await job.moveToDelayed(Date.now() + PARK_MS, token);
     // A resume that ran while this job was parking may have missed it: look again, and go back to work.

@@ -114,6 +114,38 @@ describe('sync pipeline on BullMQ + Redis', () => {
       await workers.close();
       await t.done();
     }
+  }, 150_000); // each wait names the run's state when it gives up (60 s), before the test's own limit
+
+  it('a chunk that saw its run paused but finds it resumed goes back to work (its page is counted, no reconciler needed)', async () => {
+    const t = await setup({ size: 400, pageSize: 100 }, { quota: 150 }, { chunkConcurrency: 1, verifyConcurrency: 5 });
+    const { store } = t.pipeline;
+    // The quota's pause is resumed at once, between the chunk's pause and its parking (a user quick on
+    // "Resume", or a top-up): the chunk then finds the run running, not paused.
+    const transition = store.transition.bind(store);
+    let resumed: Promise<unknown> | undefined;
+    store.transition = async (...args: Parameters<typeof store.transition>) => {
+      const moved = await transition(...args);
+      if (moved && args[1] === 'paused' && !resumed) {
+        t.engine.options.quota = undefined;
+        resumed = t.pipeline.resume(args[0]);
+        await resumed;
+      }
+      return moved;
+    };
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'fake', scope: 'all' });
+      // Well under the reconciler's 60 s: a chunk completed without counting its page would wait for it.
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed'], 30_000);
+      expect(resumed).toBeDefined();
+      expect(done.status).toBe('completed');
+      expect(done.counters).toMatchObject({ pulled: 400, verified: 400, written: 400, failed: 0, credits: 400 });
+      expect(t.engine.billed).toBe(400);
+      expect([...t.source.writeCounts.values()].every((n) => n === 1)).toBe(true);
+    } finally {
+      await workers.close();
+      await t.done();
+    }
   }, 60_000);
 
   it('a quota that resets soon resumes the run by itself', async () => {
