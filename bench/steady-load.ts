@@ -64,8 +64,3 @@ export async function steadyLoad(base: string, perSecond: number, seconds: numbe
   return { sent: total, ok, failed, latencies };
 }
 
-/** The `p`th percentile of sorted `values` (nearest rank). */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  return values[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))]!;
-}

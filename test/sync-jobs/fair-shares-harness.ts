@@ -99,7 +99,4 @@ export async function eventLatencies(stack: FairStack, connectionId: string, cou
   return Promise.all(pending);
 }
 
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
+export { percentile } from '../setup/percentile';
