@@ -1,6 +1,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { VerifyHubError, type ContactResult, type Page } from '@verify-hub/core';
 import { FileConnector } from '@verify-hub/connector-file';
+import { parse } from 'csv-parse/sync';
+import { csvRecord } from '../../connectors/file/src/sinks';
 import { expectedResultCells, expectedRisk, fakeVerify, pullAll, readCsvFile, RESULT_HEADER, resultsFor, runInOrder, tempDir } from './helpers';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -185,5 +187,22 @@ describe('cleaned and removed outputs', () => {
     const b = await readCsvFile(twice.output);
     expect(b.rows[0]).toEqual(a.rows[0]);
     expect(b.rows).toEqual(a.rows);
+  });
+});
+
+describe('CSV records as written', () => {
+  // Cells that need quoting in one dialect or another: delimiters, quotes, CR, LF, CRLF, and ones that need none.
+  const PIECES = ['a', ',', ';', '\t', '|', '"', '""', '\n', '\r', '\r\n', ' ', 'é', '=1+1', ''];
+
+  it.each([',', ';', '\t', '|'])('every cell reads back unchanged with %j as the delimiter', (delimiter) => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const rows = Array.from({ length: 300 }, () => Array.from({ length: 1 + Math.floor(next() * 5) }, () => Array.from({ length: Math.floor(next() * 4) }, () => PIECES[Math.floor(next() * PIECES.length)]).join('')));
+    const text = rows.map((cells) => csvRecord(cells, delimiter)).join('');
+    expect(parse(text, { delimiter, relax_column_count: true })).toEqual(rows.map((cells) => (cells.length === 1 && cells[0] === '' ? [''] : cells)));
+  });
+
+  it('writes booleans, numbers, dates and empty cells as the cleaned file has them', () => {
+    expect(csvRecord([true, false, 87, null, new Date('2026-01-02T03:04:05.000Z'), 'x'], ',')).toBe('true,false,87,,2026-01-02T03:04:05.000Z,x\n');
   });
 });

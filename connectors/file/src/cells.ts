@@ -1,11 +1,6 @@
 /** A cell as read: CSV cells are strings; .xlsx cells keep numbers, booleans and dates. */
 export type CellValue = string | number | boolean | Date | null;
 
-/** A cell as a contact's payload carries it (JSON): dates become ISO strings. */
-export type PayloadCell = string | number | boolean | null;
-
-export const payloadCell = (cell: CellValue | undefined): PayloadCell => (cell instanceof Date ? cell.toISOString() : (cell ?? null));
-
 /** One item of an input file in file order: a parsed record, or a record that could not be parsed. */
 export type SourceItem =
   | { kind: 'record'; cells: CellValue[]; line: number }

@@ -14,7 +14,7 @@ import {
   type WriteOptions,
   type WriteReport,
 } from '@verify-hub/core';
-import { cellText, payloadCell, type CellValue } from './cells';
+import { cellText, type CellValue } from './cells';
 import { DataRows, rowLimitError } from './data-rows';
 import { checkEmailColumn, detectLayout, openSource, SAMPLE_ROWS, sniff, type EmailColumnCheck, type FileLayout, type Sniffed } from './layout';
 import { REMOVABLE_RISKS, recheckOutputs, resolveOptions, type CategoryFile, type FileConnectorOptions, type RemovableRisk, type ResolvedOptions, type SplitFormat } from './options';
@@ -202,7 +202,10 @@ export class FileConnector implements Connector {
       }
       rows++;
       if (item.email === '') skipped.no_email++;
-      else contacts.push({ id: String(item.row), email: item.email, payload: item.cells.map(payloadCell) });
+      // No payload: the cleaned file is written from a second read of the input (OrderedOutput), so a
+      // page's contacts need not carry their row's cells, which would live (and be promoted) for as
+      // long as the page is verified, and be stored in every queued chunk's job.
+      else contacts.push({ id: String(item.row), email: item.email });
     }
     // Problems right after the page's last row belong to this page; then we know whether the file ended.
     skipped.unparseable += await this.takeProblems(reader);
