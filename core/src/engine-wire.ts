@@ -40,12 +40,28 @@ const count = z.number().int().min(0);
 // Built once: schemas built per answer were the largest CPU cost of a 1,000,000-contact sync, and much of its garbage.
 const objectBlock = z.record(z.string(), z.unknown());
 const percent = z.number().min(0).max(100);
+const anyText = z.string();
+
+const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * Values a schema would hand back unchanged, recognised without running it: nearly every field of
+ * every answer. A safeParse per field (and a copy of each object block) was most of what reading an
+ * answer allocated; anything these do not recognise still goes through its schema, which decides.
+ */
+const PASSES_UNCHANGED = new Map<z.ZodType, (v: unknown) => boolean>([
+  [bool, (v) => typeof v === 'boolean'],
+  [anyText, (v) => typeof v === 'string'],
+  [text, (v) => typeof v === 'string' && v !== '' && v.trim() === v],
+  [count, (v) => Number.isSafeInteger(v) && (v as number) >= 0],
+  [percent, (v) => typeof v === 'number' && v >= 0 && v <= 100],
+  [objectBlock, isPlainObject],
+]);
 
 /** Every top-level field this module reads, with the type it must have. */
 const FIELDS = {
   // both sets
-  email: z.string(),
-  score: z.number().min(0).max(100),
+  email: anyText,
+  score: percent,
   mx_found: bool,
   // field set B
   risk: z.string().trim().toLowerCase().pipe(RiskSchema),
@@ -56,7 +72,7 @@ const FIELDS = {
   is_catch_all: bool,
   is_free_provider: bool,
   spam_trap_risk: text,
-  deliverability: z.record(z.string(), z.unknown()),
+  deliverability: objectBlock,
   // field set A
   valid: bool,
   deliverable: bool,
@@ -65,13 +81,14 @@ const FIELDS = {
   role_based: bool,
   free_email: bool,
   // verify-hub's documented extension fields
-  reason: z.string(),
-  normalized: z.string(),
+  reason: anyText,
+  normalized: anyText,
   catch_all_confidence: z.number().min(0).max(1),
   checked_at: z.iso.datetime({ offset: true }),
   billable: bool,
   did_you_mean: text,
 } as const;
+const FIELD_ENTRIES = Object.entries(FIELDS);
 type Field = keyof typeof FIELDS;
 type Read = { [K in Field]?: z.output<(typeof FIELDS)[K]> };
 
@@ -130,6 +147,7 @@ function first<T>(...values: (T | undefined)[]): T | null {
 function readField<S extends z.ZodType>(source: Record<string, unknown>, key: string, schema: S, path: string, warnings: WireWarning[]): z.output<S> | undefined {
   const value = source[key];
   if (value === undefined || value === null) return undefined;
+  if (PASSES_UNCHANGED.get(schema)?.(value)) return value as z.output<S>;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   warnings.push({ field: path, problem: `${JSON.stringify(value)?.slice(0, 60)} is not ${describe(schema)}` });
@@ -225,7 +243,7 @@ export function readEngineAnswer(body: unknown, email: string, normalized: strin
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, problem: 'the answer is not a JSON object', warnings };
   const source = body as Record<string, unknown>;
   const r: Read = {};
-  for (const [key, schema] of Object.entries(FIELDS)) {
+  for (const [key, schema] of FIELD_ENTRIES) {
     (r as Record<string, unknown>)[key] = readField(source, key, schema, key, warnings);
   }
   if (r.risk === undefined && r.valid === undefined && r.deliverable === undefined) {
