@@ -3,6 +3,7 @@ import type { VerificationCache } from './cache';
 import { AuthError, QuotaError, RateLimitError, VerifyHubError } from './errors';
 import { normalizeEmail } from './normalize';
 import { sleep } from './retry';
+import type { SharedPurchases } from './shared-purchases';
 import type { Verifier } from './verifier';
 import { syntaxInvalidVerification, unknownVerification, type Verification } from './verification';
 
@@ -34,6 +35,8 @@ export interface BatchReport {
   /** Set when the batch ended early; `pending` then lists the unique addresses not verified. */
   stopped?: { reason: StopReason; message: string; error?: VerifyHubError; resumeAt?: number };
   pending: string[];
+  /** Addresses answered by another batch's purchase (`shared`): counted as cached, no credit. */
+  servedByOthers: string[];
 }
 
 export interface BatchVerifierOptions {
@@ -49,6 +52,8 @@ export interface BatchVerifierOptions {
   purchaseScope?: string;
   /** Longest single wait for a rate-limit reset before giving up as `aborted`. */
   maxRateLimitWaitMs?: number;
+  /** Purchases of other batches of the same run running at once: an address one of them buys is not bought again. */
+  shared?: SharedPurchases;
   signal?: AbortSignal;
   onResult?: (result: Verification, counters: Readonly<BatchCounters>) => void;
   /**
@@ -56,6 +61,16 @@ export interface BatchVerifierOptions {
    * caller replaying a batch passes the first attempt's time, so a replay writes the same values.
    */
   now?: () => Date;
+}
+
+/** A batch's inputs once normalised and deduplicated. */
+interface PreparedBatch {
+  emails: readonly string[];
+  counters: BatchCounters;
+  /** normalized -> the input spelling verified */
+  firstInputOf: Map<string, string>;
+  keyOfInput: (string | undefined)[];
+  results: (Verification | undefined)[];
 }
 
 /**
@@ -70,9 +85,7 @@ export class BatchVerifier {
 
   async verifyAll(emails: readonly string[], overrides: Partial<BatchVerifierOptions> = {}): Promise<BatchReport> {
     const opts = { ...this.options, ...overrides };
-    const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 10));
     const counters: BatchCounters = { asked: emails.length, deduped: 0, rejected: 0, cached: 0, verified: 0, unknown: 0, credits: 0, rateLimitWaits: 0 };
-    const byKey = new Map<string, Verification>();
     const firstInputOf = new Map<string, string>(); // normalized -> the input spelling verified
     const keyOfInput: (string | undefined)[] = [];
     const results: (Verification | undefined)[] = new Array(emails.length);
@@ -89,6 +102,21 @@ export class BatchVerifier {
       else firstInputOf.set(n.normalized, String(email));
     });
 
+    // A ticket with the run's other batches, taken before the cache is read (SharedPurchases).
+    const ticket = opts.shared?.begin();
+    try {
+      return await this.verifyUnique(opts, { emails, counters, firstInputOf, keyOfInput, results }, ticket);
+    } finally {
+      if (ticket !== undefined) opts.shared!.end(ticket);
+    }
+  }
+
+  private async verifyUnique(opts: BatchVerifierOptions, batch: PreparedBatch, ticket: number | undefined): Promise<BatchReport> {
+    const { emails, counters, firstInputOf, keyOfInput, results } = batch;
+    const shared = opts.shared;
+    const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 10));
+    const byKey = new Map<string, Verification>();
+    const servedByOthers: string[] = [];
     let todo = [...firstInputOf.keys()];
     if (opts.cache && todo.length > 0) {
       const hits = await opts.cache.getMany(todo);
@@ -129,6 +157,16 @@ export class BatchVerifier {
         const key = takeNext();
         if (key === undefined) return;
         inFlight++;
+        // Bought by another batch of the run meanwhile, or being bought: its answer, no second purchase.
+        const other = shared ? await answerOfOtherBatch(shared, key, ticket!) : undefined;
+        if (other) {
+          inFlight--;
+          byKey.set(key, other);
+          counters.cached++;
+          servedByOthers.push(key);
+          continue;
+        }
+        let bought: Verification | undefined;
         try {
           const v = await this.verifier.verify(firstInputOf.get(key)!, { signal: opts.signal, ...(opts.purchaseScope ? { idempotencyKey: purchaseKey(opts.purchaseScope, key) } : {}) });
           byKey.set(key, v);
@@ -143,6 +181,7 @@ export class BatchVerifier {
             storeFailure ??= { error };
             return;
           }
+          bought = v;
           opts.onResult?.(v, counters);
         } catch (error) {
           if (error instanceof QuotaError) {
@@ -169,10 +208,12 @@ export class BatchVerifier {
             byKey.set(key, v);
             counters.verified++;
             counters.unknown++;
+            bought = v;
             opts.onResult?.(v, counters);
           }
         } finally {
           inFlight--;
+          shared?.settle(key, bought);
         }
       }
     };
@@ -188,7 +229,18 @@ export class BatchVerifier {
       if (key !== undefined) results[i] = byKey.get(key);
     });
     const pending = [...firstInputOf.keys()].filter((k) => !byKey.has(k));
-    return { results, counters, stopped, pending };
+    return { results, counters, stopped, pending, servedByOthers };
+  }
+}
+
+/** The answer another batch bought for `key`; undefined when this batch is to buy it (it then holds the claim). */
+async function answerOfOtherBatch(shared: SharedPurchases, key: string, ticket: number): Promise<Verification | undefined> {
+  for (;;) {
+    const elsewhere = shared.claim(key, ticket);
+    if (!elsewhere) return undefined;
+    const answer = await elsewhere;
+    // The other batch got no answer (stopped, or its store failed): claim again, and buy it unless yet another batch is.
+    if (answer) return answer;
   }
 }
 

@@ -9,6 +9,7 @@ export * from './verifier';
 export * from './engine-client';
 export * from './cache';
 export * from './batch-verifier';
+export * from './shared-purchases';
 export * from './writeback';
 export * from './connector';
 export * from './config';

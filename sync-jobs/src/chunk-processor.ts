@@ -8,6 +8,7 @@ import {
   type Connector,
   type Verification,
   type VerificationCache,
+  type SharedPurchases,
   type Verifier,
   type WriteFailure,
   type WriteOptions,
@@ -29,6 +30,8 @@ export interface ChunkDeps {
   keepBought?: (bought: Verification[]) => Promise<void>;
   /** Verifications in flight at once within this chunk. */
   concurrency?: number;
+  /** The purchases of the run's other chunks in this process (the in-process executor's pages). */
+  shared?: SharedPurchases;
 }
 
 export interface ChunkInput {
@@ -125,7 +128,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     },
   };
 
-  const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache });
+  const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache, shared: deps.shared });
   const emails = input.contacts.map((c) => c.email);
   const report: BatchReport = await batch.verifyAll(emails, {
     creditCap: input.creditCap,
@@ -136,6 +139,8 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     now: input.now ? () => input.now! : undefined,
   });
 
+  // An answer another chunk bought counts as a cache hit here: it was not bought by this chunk.
+  for (const key of report.servedByOthers) cacheHits.add(key);
   const unique = new Map<string, Verification>();
   report.results.forEach((v, i) => {
     const n = normalizeEmail(input.contacts[i]!.email);

@@ -1,4 +1,4 @@
-import { normalizeEmail, type Connector, type Scope, type VerificationCache, type Verifier, type WriteOptions } from '@verify-hub/core';
+import { normalizeEmail, SharedPurchases, type Connector, type Scope, type VerificationCache, type Verifier, type WriteOptions } from '@verify-hub/core';
 import { processChunk, type ChunkOutcome } from './chunk-processor';
 import type { RunCounters } from './contracts';
 import { emptyCounters } from './run-store';
@@ -54,6 +54,8 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
   let cursor: string | undefined;
 
   const report = () => options.onProgress?.({ counters, pages, verifiedNow, creditsNow });
+  // Pages verified side by side never buy the same address twice (SharedPurchases).
+  const shared = new SharedPurchases();
 
   do {
     if (options.signal?.aborted) break;
@@ -98,7 +100,7 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
           report();
         },
       },
-      { connector: options.connector, verifier: options.verifier, cache: options.cache, concurrency: options.verifyConcurrency ?? 10 },
+      { connector: options.connector, verifier: options.verifier, cache: options.cache, concurrency: options.verifyConcurrency ?? 10, shared },
     )
       .then(async (outcome: ChunkOutcome) => {
         await options.onPage?.(pageInfo, outcome);
