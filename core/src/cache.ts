@@ -17,10 +17,14 @@ export function isFreshResult(v: Verification, freshnessDays: number, now = Date
   return Number.isFinite(checked) && now - checked < freshnessDays * DAY_MS;
 }
 
-/** The in-process cache (the Redis one lives in sync-jobs). */
+/**
+ * The in-process cache (the Redis one lives in sync-jobs). `remember` limits it to the addresses a run
+ * will meet again: `verify-hub clean` passes the file's repeated addresses, so a 50,000-row file does
+ * not keep 50,000 results alive (old-generation memory that grew with the file; issue 22, item 5).
+ */
 export class InMemoryVerificationCache implements VerificationCache {
   private readonly entries = new Map<string, Verification>();
-  constructor(private readonly options: { freshnessDays?: number; now?: () => number } = {}) {}
+  constructor(private readonly options: { freshnessDays?: number; now?: () => number; remember?: (normalized: string) => boolean } = {}) {}
 
   async getMany(keys: string[]): Promise<Map<string, Verification>> {
     const now = this.options.now?.() ?? Date.now();
@@ -34,7 +38,8 @@ export class InMemoryVerificationCache implements VerificationCache {
   }
 
   async setMany(results: Verification[]): Promise<void> {
-    for (const v of results) if (v.risk !== 'unknown') this.entries.set(v.normalized, v);
+    const remember = this.options.remember;
+    for (const v of results) if (v.risk !== 'unknown' && (!remember || remember(v.normalized))) this.entries.set(v.normalized, v);
   }
 
   get size(): number {

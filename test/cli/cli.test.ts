@@ -55,6 +55,31 @@ describe('verify-hub CLI', () => {
     expect(engine.requests.every((q) => !q.url.includes(engine.apiKey))).toBe(true);
   });
 
+  it('clean pays once for an address that comes back on a later page, verified alongside its first page or long after it', async () => {
+    const input = join(dir, 'repeats.csv');
+    // Three pages of 1,000 rows (two are verified at a time): page 2 repeats half of page 1 while page 1
+    // is still being verified (the pages share their purchases), page 3 repeats the other half after
+    // page 1 is done (the cache, which keeps the repeated addresses).
+    const address = (i: number) => `person${i}@repeat.example.com`;
+    const rows = [...Array.from({ length: 1_000 }, (_, i) => address(i)), ...Array.from({ length: 1_000 }, (_, i) => address(i < 500 ? i : i + 500)), ...Array.from({ length: 500 }, (_, i) => address(500 + i))];
+    writeFileSync(input, `name,email\n${rows.map((email, i) => `p${i},${email}`).join('\n')}\n`);
+    const before = engine.requests.length;
+    const r = await cli('clean', input, '--no-progress');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Cleaned 2,500 rows/);
+    expect(r.out).toMatch(/spent: 1,500 credits$/m);
+    expect(r.out).toMatch(/1,000 rows repeat an earlier address/);
+    const asked = engine.requests.slice(before).map((q) => q.email);
+    expect(asked.length).toBe(1_500);
+    expect(new Set(asked).size).toBe(1_500);
+    const cleaned = readFileSync(join(dir, 'repeats.cleaned.csv'), 'utf8').trim().split('\n');
+    expect(cleaned.length).toBe(2_501);
+    // A repeat carries its first row's result columns, word for word.
+    const resultOf = (row: number) => cleaned[row]!.split(',').slice(2);
+    expect(resultOf(1_001)).toEqual(resultOf(1));
+    expect(resultOf(2_001)).toEqual(resultOf(501));
+  });
+
   it('clean: one ledger: a 2,000-row file with known categories and a credit limit; the summary printed, summary.json and the files agree with the truth to the row', async () => {
     const input = join(dir, 'ledger.csv');
     writeFileSync(input, ledgerFileText());

@@ -47,6 +47,17 @@ describe('BatchVerifier', () => {
     expect(second.results.slice(0, 20)).toEqual(first.results.slice(0, 20));
   });
 
+  it('a cache told what to remember keeps only those results, and still serves them', async () => {
+    const cache = new InMemoryVerificationCache({ remember: (address) => address.startsWith('twice') });
+    const batch = new BatchVerifier(client, { concurrency: 5, cache });
+    await batch.verifyAll([...addresses(30), 'twice@example.com']);
+    expect(cache.size).toBe(1);
+    engine.requests.length = 0;
+    const again = await batch.verifyAll(['twice@example.com', 'user1@example.com']);
+    expect(again.counters).toMatchObject({ cached: 1, verified: 1 });
+    expect(engine.requests.map((r) => r.email)).toEqual(['user1@example.com']);
+  });
+
   it('does not serve stale cache entries', async () => {
     let now = Date.now();
     const cache = new InMemoryVerificationCache({ freshnessDays: 30, now: () => now });

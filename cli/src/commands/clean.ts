@@ -91,8 +91,11 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   console.error(`verify-hub: ${inspection.rowCount} rows in ${file}, email column "${inspection.emailColumn}", using the ${engine.label}`);
   // The estimate before anything is bought, in the dashboard's words (a ceiling); read by a connector of its own, which writes nothing.
   const pricing = pricingFromConfig(config);
-  const cache = new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS });
-  const estimate = await estimateSource(new FileConnector({ input: file, column: options.column, maxRows: options.maxRows }), { kind: 'file' }, cache);
+  // The cache serves a row whose address came earlier in the file (verified and paid once): it keeps
+  // only the addresses the estimate met more than once.
+  const repeated = new Set<string>();
+  const cache = new InMemoryVerificationCache({ freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS, remember: (address) => repeated.has(address) });
+  const estimate = await estimateSource(new FileConnector({ input: file, column: options.column, maxRows: options.maxRows }), { kind: 'file' }, cache, (address) => repeated.add(address));
   console.error(`verify-hub: ${estimateText(estimate.estimatedCredits, pricing)}`);
 
   // The note goes above the bar, which goes on below it (stopping the bar for it froze it for the rest of the run).
