@@ -11,18 +11,23 @@
  * SCALE_BENCH_ONLY=memory runs part 4 alone (the other parts load the machine for minutes); =clean or
  * =sync runs one half of it; =workers runs part 1 alone.
  *
- * Memory (issue 22 item 5; one loaded 2-core machine with 24 GB; figures vary by 30-70 MB run to run):
+ * Memory (issue 22 item 5; one loaded 2-core machine with 24 GB; figures vary by 30-80 MB run to run):
  *  - 50,000-row clean from the dashboard: peak RSS 474-491 MB (first measured) -> 397-426 MB (engine
- *    timeouts let go, postman converter and exceljs styles) -> 209-278 MB (this session: the engine
- *    client on Node's HTTP client instead of the global fetch, whose web streams and weak references were
- *    the largest source of promoted garbage; the engine-answer reader no longer parses its result twice;
- *    HubSpot/Mailchimp SDKs, the queue board and MCP load on first use: serve starts at ~97-100 MB RSS
- *    instead of 127-136). `verify-hub clean --split` of the same file: 222-347 MB.
- *  - 1,000,000-contact sync (in-process executor, built packages, plain node): 180-181 MB; the old
+ *    timeouts let go, postman converter and exceljs styles) -> 209-278 MB (the engine client on Node's
+ *    HTTP client instead of the global fetch; lazy loading: serve starts at ~97-100 MB) -> 216-300 MB,
+ *    most runs 240-270 (contacts carry no copy of their row's cells; CSV records written without
+ *    csv-stringify; engine answers read without a safeParse per field). `verify-hub clean --split` of the
+ *    same file: 222-347 MB -> 210-262 MB, most runs 218-235 (also: the in-memory cache keeps only the
+ *    addresses the file repeats, so 50,000 results no longer live to the end: live heap 66 -> 38 MB).
+ *  - 1,000,000-contact sync (in-process executor, built packages, plain node): 180-186 MB; the old
  *    figure (263-302 MB) was measured under ts-node, whose compiler held ~110 MB.
- *  What is left is V8's old generation growing to about 3 times the live heap (50-80 MB after a full GC,
- *  most of it the loaded code) between full GCs while the run promotes garbage: csv-parse's records held
- *  for a page, Node's HTTP request objects, abort signals. MALLOC_ARENA_MAX=2 made no difference.
+ *  What is left is V8's heap growing rule, seen with --trace-gc-verbose: after each full GC the old
+ *  generation may grow to live x factor, and the factor is 4 (the most) while the GC's marking speed is
+ *  under ~43 times the rate at which the old generation fills (here 450-1,300 KB/ms against 14-19 KB/ms
+ *  of promotions and large objects). Live heap is 35-50 MB after a full GC, flat over the run, but the
+ *  limit reaches 140-215 MB; startup and the upload's preview fill the old generation fastest, and set
+ *  the first high limits. MALLOC_ARENA_MAX=2 and turning off allocation-site pretenuring made no
+ *  difference; reading the CSV 1 KiB ahead instead of 8 changed nothing measurable.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
