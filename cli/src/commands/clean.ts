@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CategoryFile, FileSummary, RemovableRisk } from '@verify-hub/connector-file';
-import type { InProcessRunResult } from '@verify-hub/sync-jobs';
+import type { InProcessRunResult } from '@verify-hub/sync-jobs/in-process';
 import { EXIT } from '../command';
 import { nonNegativeInt, positiveInt, riskList } from '../options';
 
@@ -62,7 +62,7 @@ async function clean(file: string, options: CleanOptions): Promise<number> {
   // Loaded on use, so that `verify-hub --help` stays quick.
   const { InMemoryVerificationCache, InputError, costText, estimateText, ledgerLines, loadConfig, pricingFromConfig } = await import('@verify-hub/core');
   const { FileConnector } = await import('@verify-hub/connector-file');
-  const { estimateSource, runInProcess } = await import('@verify-hub/sync-jobs');
+  const { estimateSource, runInProcess } = await import('@verify-hub/sync-jobs/in-process');
   const { engineFromConfig } = await import('../engine-from-config');
   const { createProgress } = await import('../progress');
   const config = loadConfig();
