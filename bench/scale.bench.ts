@@ -18,7 +18,8 @@
  *    most runs 240-270 (contacts carry no copy of their row's cells; CSV records written without
  *    csv-stringify; engine answers read without a safeParse per field). `verify-hub clean --split` of the
  *    same file: 222-347 MB -> 210-262 MB, most runs 218-235 (also: the in-memory cache keeps only the
- *    addresses the file repeats, so 50,000 results no longer live to the end: live heap 66 -> 38 MB).
+ *    addresses the file repeats, so 50,000 results no longer live to the end: live heap 66 -> 38 MB)
+ *    -> 210-223 MB (clean no longer loads BullMQ: @verify-hub/sync-jobs/in-process).
  *  - 1,000,000-contact sync (in-process executor, built packages, plain node): 180-186 MB; the old
  *    figure (263-302 MB) was measured under ts-node, whose compiler held ~110 MB.
  *  What is left is V8's heap growing rule, seen with --trace-gc-verbose: after each full GC the old
