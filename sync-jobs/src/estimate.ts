@@ -5,11 +5,10 @@ import type { RunEstimate } from './contracts';
  * What reading `scope` would cost now: its contacts, their distinct addresses (normalised; those that
  * can never be addresses are rejected locally and cost nothing), those fresh in `cache` (free), and
  * the rest: the credits at most, since the engine does not bill unknown results. Reads the whole
- * source. The pipeline's `estimate` and `verify-hub clean` both use it. `onRepeat` hears each address
- * the second time it is met (once per address): what a run's cache must remember for it.
+ * source. The pipeline's `estimate` and `verify-hub clean` both use it. `onRepeat` hears an address
+ * each time it is met again: what a run's cache must remember for it.
  */
 export async function estimateSource(connector: Pick<Connector, 'pull'>, scope: Scope, cache: Pick<VerificationCache, 'getMany'>, onRepeat?: (normalized: string) => void): Promise<RunEstimate> {
-  const repeated = new Set<string>();
   const seen = new Set<string>();
   let contacts = 0;
   let cached = 0;
@@ -24,9 +23,8 @@ export async function estimateSource(connector: Pick<Connector, 'pull'>, scope: 
       if (!seen.has(n.normalized)) {
         seen.add(n.normalized);
         fresh.push(n.normalized);
-      } else if (onRepeat && !repeated.has(n.normalized)) {
-        repeated.add(n.normalized);
-        onRepeat(n.normalized);
+      } else {
+        onRepeat?.(n.normalized);
       }
     }
     cached += (await cache.getMany(fresh)).size;

@@ -3,7 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { excel } from './excel';
-import type { CellValue } from './cells';
+import { cellText, type CellValue } from './cells';
 
 /** A streamed output file. Rows go to `<path>.partial`, renamed to `path` on close: a crash never leaves a half file under the real name. */
 export interface RowSink {
@@ -24,13 +24,6 @@ export function neutralizeFormula(cell: CellValue): CellValue {
   return typeof cell === 'string' && /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
 }
 
-/** A cell's CSV text: booleans as true/false, dates in ISO 8601, nothing as an empty field. */
-function csvText(cell: CellValue): string {
-  if (cell === null) return '';
-  if (typeof cell === 'string') return cell;
-  return cell instanceof Date ? cell.toISOString() : String(cell);
-}
-
 /**
  * One RFC 4180 record and its line break (LF): a field is quoted when it holds the delimiter, a quote or
  * a line break, and a quote inside it is doubled. Written out rather than through csv-stringify, whose
@@ -40,7 +33,8 @@ function csvText(cell: CellValue): string {
 export function csvRecord(cells: readonly CellValue[], delimiter: string): string {
   let line = '';
   for (let i = 0; i < cells.length; i++) {
-    const text = csvText(cells[i]!);
+    // Booleans as true/false, dates in ISO 8601, nothing as an empty field.
+    const text = cellText(cells[i]);
     const quoted = text.includes(delimiter) || text.includes('"') || text.includes('\n') || text.includes('\r');
     line += (i === 0 ? '' : delimiter) + (quoted ? `"${text.replaceAll('"', '""')}"` : text);
   }
