@@ -101,10 +101,12 @@ test('5xx answers are retried with backoff; the problem+json detail is surfaced 
 });
 
 test('a request that times out is retried; one that keeps timing out is MailchimpUnavailableError', async () => {
-  const c = connector(fake, { apiKey: KEY_A }, { listId: 'listA', timeoutMs: 100, retry: { attempts: 2, baseMs: 1, maxMs: 5 } });
-  fake.hangNext(1, 400, (_m, path) => path.endsWith('/members'));
+  // The timeout leaves a loaded machine time to answer a 1,000-member page (a CI run took over 100 ms),
+  // and a hung request outlasts it by far.
+  const c = connector(fake, { apiKey: KEY_A }, { listId: 'listA', timeoutMs: 1_000, retry: { attempts: 2, baseMs: 1, maxMs: 5 } });
+  fake.hangNext(1, 3_000, (_m, path) => path.endsWith('/members'));
   expect((await c.pull(parseScope('all'))).contacts).toHaveLength(1000);
-  fake.hangNext(2, 400, (_m, path) => path.endsWith('/members'));
+  fake.hangNext(2, 3_000, (_m, path) => path.endsWith('/members'));
   const error = await c.pull(parseScope('all')).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(MailchimpUnavailableError);
   expect((error as Error).message).toBe('Mailchimp could not be reached: check the network or MAILCHIMP_API_BASE (list members: timed out)');
