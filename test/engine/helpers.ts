@@ -1,13 +1,17 @@
 import { LocalEngine, type LocalEngineOptions } from '@verify-hub/engine';
 import type { MailWorld } from '../fakes/mail-peers';
 
-/** An engine wired to the loopback mail world, with short timeouts so failures are found quickly. */
+/**
+ * An engine wired to the loopback mail world, with short SMTP timeouts so failures are found quickly.
+ * The fake DNS server answers from this same process, so a busy event loop (GC, a loaded CI machine)
+ * delays it: its timeout is generous, or a verdict turns into `dns_error` at random (a CI run did).
+ */
 export function engineFor(world: MailWorld, options: LocalEngineOptions = {}): LocalEngine {
   return new LocalEngine({
     dnsServers: [world.dnsServer],
     smtpPort: world.smtpPort,
     allowPrivateMx: true,
-    dnsTimeoutMs: 400,
+    dnsTimeoutMs: 2000,
     smtpConnectTimeoutMs: 500,
     smtpCommandTimeoutMs: 400,
     totalTimeoutMs: 5000,
