@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { InputError, type ConnectionRecord, type ConnectorDeps } from '@verify-hub/core';
 import { FileConnector, fileConnectorFactory } from '@verify-hub/connector-file';
 import { pullAll, readCsvFile, resultsFor, tempDir } from './helpers';
@@ -14,6 +14,13 @@ async function writeList(rows: number): Promise<string> {
   const input = tmp.file('list.csv');
   await writeFile(input, ['email,n', ...Array.from({ length: rows }, (_, i) => `${i % 10 === 3 ? '' : `u${i}@example.com`},${i}`)].join('\n'));
   return input;
+}
+
+/** How many of this process's file descriptors are open on `path` (Linux: /proc/self/fd). */
+async function descriptorsOn(path: string): Promise<number> {
+  const fds = await readdir('/proc/self/fd');
+  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return targets.filter((target) => target === path).length;
 }
 
 describe('FileConnector', () => {
@@ -124,5 +131,8 @@ describe('FileConnector', () => {
       .catch((e: unknown) => e);
     expect(outcome).toMatchObject({ code: 'ENOENT' });
     await expect(readFile(output)).rejects.toMatchObject({ code: 'ENOENT' });
+    // The second read of the input (the one the outputs are written from) is closed with the failed
+    // write, not left to the GC (which closes it with a warning, whenever it runs).
+    expect(await descriptorsOn(input)).toBe(0);
   });
 });

@@ -86,8 +86,15 @@ export class OrderedOutput {
       else report.written++;
     }
     return this.serialized(async () => {
-      await this.advance(false);
-      return report;
+      try {
+        await this.advance(false);
+        return report;
+      } catch (error) {
+        // A failed write ends the files (a write stream that failed is gone): the input is closed and the
+        // partial files removed now, as `finish` would, not left open until the GC closes them.
+        await this.abort();
+        throw error;
+      }
     });
   }
 
