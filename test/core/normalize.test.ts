@@ -64,4 +64,33 @@ describe('normalizeEmail', () => {
     'still accepts %j (the engine decides)',
     (input) => expect(normalizeEmail(input).ok).toBe(true),
   );
+
+  it('judges random domains as a label-by-label check does (the checks run over the whole name, without splitting it)', () => {
+    // The rule as RFC 5321 words it, one label at a time: the oracle for the whole-name checks.
+    const byLabel = (domain: string) => {
+      const labels = domain.split('.');
+      if (labels.some((l) => l === '')) return /empty label/;
+      if (labels.some((l) => l.length > 63)) return /label over 63/;
+      if (labels.some((l) => !/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(l))) return /letters, digits and inner hyphens/;
+      return undefined;
+    };
+    let seed = 20261127;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pieces = ['a', 'z', '0', '9', '-', '.', '_', 'ex', 'ample', 'l'.repeat(30), '1'];
+    const outcomes = new Set<string>();
+    for (let n = 0; n < 5000; n++) {
+      let domain = '';
+      const length = 1 + Math.floor(random() * 8);
+      for (let i = 0; i < length; i++) domain += pieces[Math.floor(random() * pieces.length)];
+      // Numeric last labels are IPv4 to a URL parser (converted, not refused): left to the other tests.
+      if (/(^|\.)[0-9]+\.?$/.test(domain) || /(^|\.)0x/.test(domain)) continue;
+      const expected = byLabel(domain);
+      const result = normalizeEmail(`x@${domain}`);
+      outcomes.add(expected ? String(expected) : 'ok');
+      if (expected) expect({ domain, result }).toEqual({ domain, result: { ok: false, reason: 'syntax', problem: expect.stringMatching(expected) } });
+      else expect({ domain, result }).toEqual({ domain, result: expect.objectContaining({ ok: true, domain }) });
+    }
+    // Every outcome was met, so the comparison covered each rule.
+    expect(outcomes.size).toBe(4);
+  });
 });
