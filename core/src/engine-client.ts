@@ -133,10 +133,10 @@ export class EngineClient implements Verifier {
       ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
     };
     try {
-      return await this.transport(url, headers, timeout.signal);
+      return await this.transport(url, headers, timeout);
     } catch (cause) {
       if (cause instanceof EngineResponseError) throw cause;
-      const timedOut = timeout.signal.aborted && !signal?.aborted;
+      const timedOut = timeout.aborted && !signal?.aborted;
       throw new EngineUnavailableError(timedOut ? `engine did not answer within ${timeoutMs} ms` : 'engine unreachable', { cause: describeCause(cause) });
     }
   }
