@@ -41,26 +41,39 @@ export function csvRecord(cells: readonly CellValue[], delimiter: string): strin
   return `${line}\n`;
 }
 
-/** Rows are gathered into writes of about this many characters: one write per row cost a buffer and a request each. */
-const CSV_WRITE_CHARS = 64 * 1024;
+/**
+ * Rows are gathered, as bytes, into buffers of this size, each written whole: one write per row cost a
+ * buffer and a request each, and gathering the rows' text instead kept every row's string alive (and
+ * promoted to the old generation) until its write; as bytes, a row's text dies at once (issue 22).
+ */
+const CSV_WRITE_BYTES = 64 * 1024;
 
 export function csvSink(path: string, delimiter: string, bom: boolean): RowSink {
   const file = createWriteStream(partial(path));
   // A failed disk write must end a wait for 'drain', which would otherwise never come.
   const failed = new AbortController();
   file.on('error', (error: Error) => failed.abort(error));
-  let gathered = bom ? '\uFEFF' : '';
+  // A fresh buffer after each write: the stream holds the one it was given until it is on disk.
+  let gathered = Buffer.allocUnsafe(CSV_WRITE_BYTES);
+  let used = bom ? gathered.write('\uFEFF') : 0;
+  const send = async (bytes: Buffer) => {
+    if (bytes.length > 0 && !file.write(bytes)) await once(file, 'drain', { signal: failed.signal });
+  };
   const flush = async () => {
     if (failed.signal.aborted) throw failed.signal.reason;
-    const text = gathered;
-    gathered = '';
-    if (text !== '' && !file.write(text)) await once(file, 'drain', { signal: failed.signal });
+    const full = gathered.subarray(0, used);
+    gathered = Buffer.allocUnsafe(CSV_WRITE_BYTES);
+    used = 0;
+    await send(full);
   };
   return {
     async write(cells) {
       if (failed.signal.aborted) throw failed.signal.reason;
-      gathered += csvRecord(cells.map(neutralizeFormula), delimiter);
-      if (gathered.length >= CSV_WRITE_CHARS) await flush();
+      const text = csvRecord(cells.map(neutralizeFormula), delimiter);
+      const size = Buffer.byteLength(text);
+      if (used + size > gathered.length) await flush();
+      if (size > gathered.length) await send(Buffer.from(text));
+      else used += gathered.write(text, used);
     },
     async close() {
       await flush();
@@ -69,7 +82,7 @@ export function csvSink(path: string, delimiter: string, bom: boolean): RowSink 
       await rename(partial(path), path);
     },
     async abort() {
-      gathered = '';
+      used = 0;
       file.destroy();
       await rm(partial(path), { force: true });
     },
