@@ -20,6 +20,10 @@
  *    same file: 222-347 MB -> 210-262 MB, most runs 218-235 (also: the in-memory cache keeps only the
  *    addresses the file repeats, so 50,000 results no longer live to the end: live heap 66 -> 38 MB)
  *    -> 210-223 MB (clean no longer loads BullMQ: @verify-hub/sync-jobs/in-process).
+ *    Then (2026-11-27) both -> dashboard 204-264 MB, clean --split 175-196 MB, preview 132-134 MB (was
+ *    151-160): CSV positions read from csv-parse's own counters instead of its per-record `info`
+ *    snapshots, no AbortSignal per engine call, CSV rows gathered as bytes, normalizeEmail without
+ *    splits. Promoted over the dashboard clean: ~420 -> ~230 MB.
  *  - 1,000,000-contact sync (in-process executor, built packages, plain node): 180-186 MB; the old
  *    figure (263-302 MB) was measured under ts-node, whose compiler held ~110 MB.
  *  What is left is V8's heap growing rule, seen with --trace-gc-verbose: after each full GC the old
@@ -33,12 +37,14 @@
  *  ~400 MB over the dashboard clean on Node 20, a quarter of it csv-parse's per-record `info` objects
  *  (built by object spread, which V8 11 on Node 20 allocates slowly and as if long-lived: a bare parse
  *  of the file with `info` promotes ~8 MB and takes twice as long as without) and ~35 MB AbortSignals
- *  (Node 20 promotes every new AbortSignal). Neither happens on Node 24. Patching both away (in a
- *  throwaway build) lowered the peak only from ~295 to ~272 MB.
+ *  (Node 20 promotes every new AbortSignal). Neither happens on Node 24. Both are gone now (above).
+ *  What is left is promoted because the hub is CPU-bound: an engine call or a page's results live for
+ *  tens of milliseconds, long enough to see two young-generation GCs.
  *  V8 sizes the heap from the memory the process may use: with the hub in a memory cgroup of
  *  deploy/compose.yaml's 1 GB (part 4's last line), the same clean peaks at 142-156 MB (Node 20; 512 MB:
- *  142 MB), about 25 % slower. Node 24 (the image's) on this host: 370-423 MB, its young generation
- *  alone growing to 134 MB; in 1 GB, 202-227 MB; in 512 MB, 187-193 MB (SCALE_BENCH_NODE=<node 24>).
+ *  142 MB), about 25 % slower. Node 24 (the image's) on this host: 370-423 MB before the changes above,
+ *  342 MB after (clean --split 312), its young generation alone growing to 134 MB; in 1 GB, 202-227 ->
+ *  190 MB; in 512 MB, 187-193 MB (SCALE_BENCH_NODE=<node 24>).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
