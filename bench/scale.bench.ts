@@ -9,7 +9,8 @@
  *     `verify-hub serve` cleaning a 50,000-row file from the dashboard's API.
  * Builds the CLI first when cli/dist is missing, and removes what it built at the end.
  * SCALE_BENCH_ONLY=memory runs part 4 alone (the other parts load the machine for minutes); =clean or
- * =sync runs one half of it; =workers runs part 1 alone.
+ * =sync runs one half of it; =workers runs part 1 alone. SCALE_BENCH_PROMOTED=<file> also lists where
+ * the dashboard clean's promoted bytes were allocated (it slows that run: read the list, not its peak).
  *
  * Memory (issue 22 item 5; one loaded 2-core machine with 24 GB; figures vary by 30-80 MB run to run):
  *  - 50,000-row clean from the dashboard: peak RSS 474-491 MB (first measured) -> 397-426 MB (engine
@@ -59,6 +60,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { cleanFromDashboard, cleanWithCli, measuredNode } from './scale/file-clean-memory';
 import { createMemoryGroup } from './scale/memory-group';
+import { promotedSites } from './scale/promoted-report';
 import { syncWithWorkers, type ScaleRun, type ScaleSetup } from './scale/worker-processes';
 
 const CONTACTS = Number(process.env.SCALE_BENCH_CONTACTS ?? 4_000);
@@ -139,6 +141,13 @@ async function memory(redisUrl: string): Promise<void> {
   try {
     const clean = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000);
     console.log(`   50,000-row clean from the dashboard API (verify-hub serve, built, own process): done in ${clean.seconds.toFixed(1)} s, peak RSS ${mb(clean.peakRss)} (goal < 200 MB); RSS when started ${mb(clean.startedRss)}, peak after the upload's preview ${mb(clean.previewPeakRss)}`);
+    const promotedFile = process.env.SCALE_BENCH_PROMOTED;
+    if (promotedFile) {
+      // The sampler slows the hub and its figures above: a run to read this list, not the peak.
+      const { total, sites } = promotedSites(promotedFile);
+      console.log(`      what outlived a young-generation GC (sampled, ${promotedFile}): ${mb(total)} in all; largest sites:`);
+      for (const { site, bytes } of sites) console.log(`      ${mb(bytes).padStart(7)}  ${site}`);
+    }
     const cli = await cleanWithCli(engine, 50_000);
     console.log(`   the same file with verify-hub clean --split (built CLI, own process, no hub): done in ${cli.seconds.toFixed(1)} s, peak RSS ${mb(cli.peakRss)} (goal < 200 MB)`);
     const limit = composeHubMemoryLimit();

