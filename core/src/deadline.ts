@@ -30,58 +30,80 @@ const unlimitedParents = new WeakSet<AbortSignal>();
  * second in a clean (issue 22).
  */
 export function deadline(ms: number, parent?: AbortSignal, reason: () => Error = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError')): Deadline {
-  let controller: AbortController | undefined;
-  let listeners: ((reason: unknown) => void)[] = [];
-  let aborted = false;
-  let abortReason: unknown;
-  const abort = (why: unknown) => {
-    if (aborted) return;
-    aborted = true;
-    abortReason = why;
-    controller?.abort(why);
-    const waiting = listeners;
-    listeners = [];
-    for (const listener of waiting) listener(why);
-  };
-  const timer = setTimeout(() => abort(reason()), ms);
-  const onParentAbort = () => abort(parent?.reason);
-  if (parent?.aborted) abort(parent.reason);
-  else if (parent) {
-    // One parent (a worker's stop signal) is shared by every call in flight, and each listener is
-    // removed when its call ends: more than Node's default of 10 at once is expected, not a leak.
-    if (!unlimitedParents.has(parent)) {
-      setMaxListeners(0, parent);
-      unlimitedParents.add(parent);
+  return new TimedDeadline(ms, parent, reason);
+}
+
+/**
+ * One object per deadline, its methods on the prototype: one is made per engine call, and it lives
+ * as long as the call (long enough, on a busy hub, to be promoted), so it is kept small.
+ */
+class TimedDeadline implements Deadline {
+  private ended = false;
+  private why: unknown = undefined;
+  private controller?: AbortController;
+  private listeners?: ((reason: unknown) => void)[];
+  private readonly timer: NodeJS.Timeout;
+  private readonly onParentAbort?: () => void;
+
+  constructor(ms: number, private readonly parent: AbortSignal | undefined, timeoutReason: () => Error) {
+    this.timer = setTimeout(expire, ms, this, timeoutReason);
+    if (parent?.aborted) this.abort(parent.reason);
+    else if (parent) {
+      // One parent (a worker's stop signal) is shared by every call in flight, and each listener is
+      // removed when its call ends: more than Node's default of 10 at once is expected, not a leak.
+      if (!unlimitedParents.has(parent)) {
+        setMaxListeners(0, parent);
+        unlimitedParents.add(parent);
+      }
+      this.onParentAbort = () => this.abort(parent.reason);
+      parent.addEventListener('abort', this.onParentAbort, { once: true });
     }
-    parent.addEventListener('abort', onParentAbort, { once: true });
   }
-  return {
-    get aborted() {
-      return aborted;
-    },
-    get reason() {
-      return abortReason;
-    },
-    onAbort(listener) {
-      if (aborted) {
-        listener(abortReason);
-        return () => undefined;
-      }
-      listeners.push(listener);
-      return () => {
-        listeners = listeners.filter((l) => l !== listener);
-      };
-    },
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (aborted) controller.abort(abortReason);
-      }
-      return controller.signal;
-    },
-    clear() {
-      clearTimeout(timer);
-      parent?.removeEventListener('abort', onParentAbort);
-    },
-  };
+
+  get aborted(): boolean {
+    return this.ended;
+  }
+
+  get reason(): unknown {
+    return this.why;
+  }
+
+  abort(why: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.why = why;
+    this.controller?.abort(why);
+    const waiting = this.listeners ?? [];
+    this.listeners = undefined;
+    for (const listener of waiting) listener(why);
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.aborted) {
+      listener(this.reason);
+      return () => undefined;
+    }
+    (this.listeners ??= []).push(listener);
+    return () => {
+      this.listeners = this.listeners?.filter((l) => l !== listener);
+    };
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    if (this.onParentAbort) this.parent?.removeEventListener('abort', this.onParentAbort);
+  }
+}
+
+/** The timer's callback, one for every deadline (a closure per deadline would be one more object each). */
+function expire(limit: TimedDeadline, timeoutReason: () => Error): void {
+  limit.abort(timeoutReason());
 }
