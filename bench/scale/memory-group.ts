@@ -10,7 +10,6 @@ import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface MemoryGroup {
-  limitBytes: number;
   /** The command that starts `command args` inside the group (a shell moves itself in, then execs). */
   wrap(command: string, args: string[]): { command: string; args: string[] };
   /** Removes the group; its processes must have exited. */
@@ -43,7 +42,6 @@ export function createMemoryGroup(limitBytes: number, name: string): MemoryGroup
     return { unavailable: `cannot set ${own.limitFile} (${(error as NodeJS.ErrnoException).code})` };
   }
   return {
-    limitBytes,
     wrap: (command, args) => ({ command: '/bin/sh', args: ['-c', `echo $$ > '${join(dir, 'cgroup.procs')}' && exec "$0" "$@"`, command, ...args] }),
     remove: () => rmdirSync(dir),
   };
