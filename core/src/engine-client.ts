@@ -89,7 +89,9 @@ export class EngineClient implements Verifier {
     if (!pre.ok) return syntaxInvalidVerification(email);
 
     // The only retry loop of the engine layer.
-    for (let attempt = 0; ; attempt++) {
+    let failures = 0;
+    let inUseSince: number | undefined;
+    for (;;) {
       try {
         return await this.requestOnce(email, pre.normalized, signal, idempotencyKey);
       } catch (error) {
@@ -98,8 +100,13 @@ export class EngineClient implements Verifier {
         // still must not lose the address: it becomes an unknown, re-checked later.
         if (error instanceof EngineResponseError) return unknownVerification(email, pre.normalized, 'engine_bad_response');
         if (!shouldRetry(error)) throw error;
-        const delay = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.options.random });
-        if (attempt >= this.opts.retries) {
+        // 409: this Idempotency-Key is still being answered (a chunk replayed after a worker was lost, or
+        // after a Redis failover, while its first run's call is in flight). That answer is coming and
+        // replays free: it is asked for again at the base delay, for as long as one call may take,
+        // without spending a retry (an unknown would be bought again later).
+        const inUse = error instanceof EngineUnavailableError && error.status === 409 && Date.now() - (inUseSince ??= Date.now()) < this.opts.timeoutMs;
+        const delay = backoffDelay(inUse ? 0 : failures, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs, random: this.options.random });
+        if (!inUse && failures++ >= this.opts.retries) {
           return unknownVerification(email, pre.normalized, error instanceof EngineUnavailableError && error.status ? 'engine_error' : 'engine_unreachable');
         }
         // Another try would have been made with time left: the caller's deadline, not the engine, ends it.

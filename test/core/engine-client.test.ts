@@ -178,6 +178,23 @@ describe('EngineClient against the fake engine', () => {
     expect((err as Error).message).toContain('ENGINE_URL');
     expect((err as Error).message).not.toContain('hunter2');
   });
+
+  it('a replay that races its first call (409, key still being answered) waits for that answer without spending a retry: one answer billed, the same verdict twice', async () => {
+    engine.script('racing@example.com', { kind: 'result', risk: 'risky', score: 55, reason: 'catch_all', latencyMs: 300 });
+    const billedBefore = engine.billed;
+    const replaysBefore = engine.replays;
+    // No retry at all: only waiting for the key's answer can give the second call a verdict.
+    const racing = client({ retries: 0, timeoutMs: 2_000 });
+    const first = racing.verify('racing@example.com', { idempotencyKey: 'run-1:chunk-7:racing@example.com' });
+    await new Promise((r) => setTimeout(r, 50));
+    const replayed = await racing.verify('racing@example.com', { idempotencyKey: 'run-1:chunk-7:racing@example.com' });
+    expect(await first).toMatchObject({ risk: 'risky', score: 55, billable: true });
+    expect(replayed).toMatchObject({ risk: 'risky', score: 55 });
+    expect(engine.billed - billedBefore).toBe(1);
+    expect(engine.replays - replaysBefore).toBe(1);
+    expect(engine.requests.filter((r) => r.email === 'racing@example.com').length).toBeGreaterThan(2); // it asked again while the key was in use
+  });
+
 });
 
 describe('EngineClient reading an answer exactly as ENGINE-API.md shows it', () => {
