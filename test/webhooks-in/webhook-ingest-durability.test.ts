@@ -1,9 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { Worker } from 'bullmq';
 import request from 'supertest';
 import { hubspotReceiver } from '@verify-hub/connector-hubspot';
 import { createHubApp } from '@verify-hub/webhooks-in';
 import { createHarness, drained, silentLogger, type Harness } from './harness';
 import { FakeRunService } from './fake-run-service';
+import { until } from '../setup/until';
 
 const APP_SECRET = 'hubspot-app-client-secret';
 const PUBLIC_URL = 'https://hub.example.com';
@@ -63,4 +65,32 @@ describe('webhook ingest durability', () => {
     expect([...forwarded].sort()).toEqual([...acked].sort());
     expect(next.runs.events.every((e) => e.connectionId === 'hubspot-321')).toBe(true);
   });
+
+  it('forwards a delivery whose forwarder died holding it within ~15 s (its 10 s hold lapses), not after BullMQ\'s 30 s lock', async () => {
+    // The first hub takes the delivery and never finishes it (its pipeline hangs), then dies: its
+    // forwarder stops renewing its hold without letting go, as a killed process does.
+    const stuckRuns = new FakeRunService();
+    let taken!: () => void;
+    const takenOnce = new Promise<void>((resolve) => (taken = resolve));
+    stuckRuns.enqueueEvent = () => {
+      taken();
+      return new Promise(() => undefined);
+    };
+    const first = createHubApp({ runs: stuckRuns, redis: next.redis, uploadDir: next.uploadDir, keyPrefix: next.prefix, logger: silentLogger, publicUrl: PUBLIC_URL, delivery: { enabled: false }, webhooks, ingest: { queueName } });
+    const delivery = signedDelivery([77_001, 77_002]);
+    expect((await request(first.app).post('/webhooks/hubspot').set(delivery.headers).send(delivery.body)).status).toBe(200);
+    await takenOnce;
+    const diedAt = Date.now();
+    await (first.ingest as unknown as { worker: Worker }).worker.close(true);
+
+    const successor = createHubApp({ runs: next.runs, redis: next.redis, uploadDir: next.uploadDir, keyPrefix: next.prefix, logger: silentLogger, delivery: { enabled: false }, webhooks, ingest: { queueName } });
+    try {
+      await until(() => ['77001', '77002'].every((id) => next.runs.events.some((e) => e.contactId === id)), 40_000, 'the held delivery forwarded');
+      // Hold 10 s + up to two 5 s stalled checks; BullMQ's defaults (30 s hold, 30 s checks) took 30-60 s.
+      expect(Date.now() - diedAt).toBeLessThan(28_000);
+    } finally {
+      await successor.close();
+      await first.close().catch(() => undefined);
+    }
+  }, 60_000);
 });

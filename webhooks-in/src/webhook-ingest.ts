@@ -22,12 +22,23 @@ export interface IngestOptions {
   eventsAtOnce: number;
   attempts: number;
   backoffMs: number;
+  /**
+   * How long a forwarder's hold on a delivery lasts unrenewed, and how often forwarders look for
+   * deliveries whose holder died. A delivery takes milliseconds to forward, and forwarding one twice is
+   * harmless (enqueueEvent drops the repeat), so these are far shorter than BullMQ's 30 s defaults: a
+   * hub killed right after its acks has its delivery in hand forwarded by the next one within ~15 s,
+   * not up to a minute later.
+   */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  /** Times a delivery may be taken back from a dead (or stalled) forwarder before BullMQ fails it. */
+  maxStalledCount: number;
 }
 
 /** The ingest options a hub (or a forwarding-only process) uses where it does not choose. */
 export function ingestOptions(chosen: Partial<IngestOptions> = {}): IngestOptions {
   const given = Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined));
-  return { queueName: 'verify-hub-webhook-ingest', worker: true, concurrency: 1, eventsAtOnce: 10, attempts: 12, backoffMs: 1000, ...given };
+  return { queueName: 'verify-hub-webhook-ingest', worker: true, concurrency: 1, eventsAtOnce: 10, attempts: 12, backoffMs: 1000, lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 5, ...given };
 }
 
 /** What one forwarded delivery came to: events the pipeline queued, and repeats it dropped. */
@@ -74,7 +85,14 @@ export class WebhookIngest {
     if (options.worker) {
       const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
       this.connections.push(workerConnection);
-      this.worker = new Worker<IngestJob>(options.queueName, (job) => this.forward(job), { connection: workerConnection, prefix: queuePrefix('bull', redis.isCluster), concurrency: options.concurrency });
+      this.worker = new Worker<IngestJob>(options.queueName, (job) => this.forward(job), {
+        connection: workerConnection,
+        prefix: queuePrefix('bull', redis.isCluster),
+        concurrency: options.concurrency,
+        lockDuration: options.lockDurationMs,
+        stalledInterval: options.stalledIntervalMs,
+        maxStalledCount: options.maxStalledCount,
+      });
       this.worker.on('failed', (job, error) => this.logger.warn({ platform: job?.data.platform, events: job?.data.events.length, attempt: job?.attemptsMade, err: error }, 'webhook events not handed to the pipeline yet'));
       this.worker.on('error', (error) => this.logger.error({ err: error }, 'webhook ingest worker error'));
     }
