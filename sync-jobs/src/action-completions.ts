@@ -15,6 +15,7 @@ import {
   type VerificationCache,
   type Verifier,
 } from '@verify-hub/core';
+import { jobHoldOptions } from './job-hold';
 
 /**
  * Workflow actions (HubSpot's "Verify email address"): one address per call, answered at once from
@@ -101,8 +102,7 @@ export class ActionCompletions {
       connection: this.workerRedis,
       prefix: this.options.prefix,
       concurrency,
-      ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
-      ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
+      ...jobHoldOptions(this.options),
     });
     this.worker.on('error', (error) => this.options.logger?.error({ err: error }, 'action completion worker error'));
     return this.worker;

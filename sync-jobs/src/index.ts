@@ -12,6 +12,7 @@ export * from './verifier-wrappers';
 export * from './chunk-processor';
 export * from './in-process-executor';
 export * from './queues';
+export * from './job-hold';
 export * from './pipeline';
 export * from './run-breakdown';
 export * from './run-lease';

@@ -11,6 +11,7 @@ import type { RunReconciler } from './run-reconciler';
 import { syncMetrics } from './metrics';
 import { SCHEDULED_JOB, type ScheduleStore } from './schedule-store';
 import { limitedVerifier } from './verifier-wrappers';
+import { jobHoldOptions } from './job-hold';
 
 export interface SyncWorkers {
   /** The engine as these workers' interactive work uses it (events; workflow actions of this process): behind the limiter every worker shares, ahead of bulk chunks. */
@@ -56,9 +57,7 @@ export function startWorkers(ctx: PipelineContext, parts: WorkerParts, settings:
     connection,
     prefix: ctx.keys.queuePrefix,
     autorun: true,
-    maxStalledCount: ctx.settings.maxStalledCount,
-    ...(settings.lockDurationMs ? { lockDuration: settings.lockDurationMs } : {}),
-    ...(settings.stalledIntervalMs ? { stalledInterval: settings.stalledIntervalMs } : {}),
+    ...jobHoldOptions({ lockDurationMs: settings.lockDurationMs, stalledIntervalMs: settings.stalledIntervalMs, maxStalledCount: ctx.settings.maxStalledCount }),
   };
   const runs = new Worker(QUEUE.runs, (job) => handleRunsJob(ctx, parts, job), { ...common, concurrency: 2 });
   const chunks: Worker = new Worker(

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ContactEvent, Logger } from '@verify-hub/core';
-import { queuePrefix, type RunService } from '@verify-hub/sync-jobs';
+import { jobHoldOptions, queuePrefix, type RunService } from '@verify-hub/sync-jobs';
 import { HubMetrics } from './http-metrics';
 import { eraseFromIngest } from './ingest-erasure';
 
@@ -89,9 +89,7 @@ export class WebhookIngest {
         connection: workerConnection,
         prefix: queuePrefix('bull', redis.isCluster),
         concurrency: options.concurrency,
-        lockDuration: options.lockDurationMs,
-        stalledInterval: options.stalledIntervalMs,
-        maxStalledCount: options.maxStalledCount,
+        ...jobHoldOptions(options),
       });
       this.worker.on('failed', (job, error) => this.logger.warn({ platform: job?.data.platform, events: job?.data.events.length, attempt: job?.attemptsMade, err: error }, 'webhook events not handed to the pipeline yet'));
       this.worker.on('error', (error) => this.logger.error({ err: error }, 'webhook ingest worker error'));
