@@ -80,11 +80,14 @@ export class RunReconciler {
       const done = await store.donePages(runId);
       for (let page = 0; page < progress.pages; page++) {
         if (done.has(page)) continue;
-        const job = await queues.chunks.getJob(jobIds.chunk(runId, page));
+        const id = jobIds.chunk(runId, page);
+        const job = await queues.chunks.getJob(id);
         const state = job ? await job.getState() : 'missing';
         if (ALIVE.has(state)) continue;
         if (state === 'failed' && job) {
-          await repairs.countFailedChunk(job.data as ChunkJobData, job.failedReason || 'the chunk job stopped for good');
+          // Read again: the job may have failed after the first read, which then has no reason yet.
+          const failed = (await queues.chunks.getJob(id)) ?? job;
+          await repairs.countFailedChunk(failed.data as ChunkJobData, failed.failedReason || 'the chunk job stopped for good');
           syncMetrics.runsReconciled.inc({ action: 'page_failed' });
           log.warn({ runId, page }, 'reconciler: counted a chunk that stopped for good');
           continue;
