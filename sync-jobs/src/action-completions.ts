@@ -65,6 +65,14 @@ function completionMayRetry(error: unknown): boolean {
   return !(error instanceof VerifyHubError);
 }
 
+/**
+ * How long the answer to a callback id is kept: a call replayed within it (HubSpot retrying, or a
+ * recorded v2-signed call, which has no timestamp) is answered as the first one was, with no new job.
+ */
+export const CALL_MEMORY_SECONDS = 30 * 86_400;
+/** The kept answer of a call that was queued (the platform was told to wait for the callback). */
+const QUEUED = 'queued';
+
 /** BullMQ forbids ':' in job ids. */
 const jobId = (platform: string, callbackId: string) => `${platform}-${callbackId}`.replace(/:/g, '_');
 
@@ -79,11 +87,18 @@ export class ActionCompletions {
 
   /**
    * The result to answer with at once (cached, or a malformed address), or `undefined` after the call
-   * was queued for completion. Queuing the same callback twice (HubSpot retrying) keeps one job.
+   * was queued for completion. Idempotent by callback id: a call seen before gets its first answer
+   * again (kept `CALL_MEMORY_SECONDS`), never a second job or engine call; two at once keep one job.
    */
   async answer(call: ActionCallJob): Promise<Verification | undefined> {
+    const memory = `${this.options.prefix}:action-call:${jobId(call.platform, call.callbackId)}`;
+    const seen = await this.options.redis.get(memory);
+    if (seen) return seen === QUEUED ? undefined : (JSON.parse(seen) as Verification);
     const known = await this.known(call.email);
-    if (known) return known;
+    if (known) {
+      await this.options.redis.set(memory, JSON.stringify(known), 'EX', CALL_MEMORY_SECONDS, 'NX');
+      return known;
+    }
     await this.queue.add('complete', call, {
       jobId: jobId(call.platform, call.callbackId),
       attempts: this.options.attempts ?? 8,
@@ -91,6 +106,7 @@ export class ActionCompletions {
       removeOnComplete: { age: 86_400 },
       removeOnFail: { age: 7 * 86_400 },
     });
+    await this.options.redis.set(memory, QUEUED, 'EX', CALL_MEMORY_SECONDS, 'NX');
     return undefined;
   }
 

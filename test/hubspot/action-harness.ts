@@ -10,11 +10,12 @@ import { actionRoutes } from '../../webhooks-in/src/routes/actions';
 
 /**
  * The hub's action endpoint as `verify-hub serve` mounts it (`/actions/hubspot`: the generic action
- * routes, HubSpot's receiver, the error handler), answered by the given completions.
+ * routes, HubSpot's receiver, the error handler), answered by the given completions. `connected`
+ * says which connections the hub holds (default: every portal).
  */
-export async function startActionHub(secret: string, completions: () => ActionCompletions): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startActionHub(secret: string, completions: () => ActionCompletions, connected: (connectionId: string) => Promise<boolean> = async () => true): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
-  app.use('/actions', actionRoutes({ receivers: { hubspot: hubspotActionReceiver(secret, (call) => completions().answer(call)) } }));
+  app.use('/actions', actionRoutes({ receivers: { hubspot: hubspotActionReceiver(secret, (call) => completions().answer(call), connected) } }));
   app.use(errorHandler(createLogger({ name: 'test', level: 'silent' })));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { WebhookRejectedError, type RawWebhookRequest } from '@verify-hub/core';
-import { parse } from '../../connectors/hubspot/src/webhook';
+import { parse, verifyActionSignature } from '../../connectors/hubspot/src/webhook';
 
 /**
  * Signature vectors are computed here with node:crypto, following HubSpot's documentation, never
@@ -82,35 +82,41 @@ describe('HubSpot webhook signature v3', () => {
   });
 });
 
-describe('HubSpot webhook signatures v1 and v2 (legacy apps)', () => {
+describe('HubSpot signatures v1 and v2: never on webhooks, v2 only on workflow-action calls', () => {
   // The example of HubSpot's v1 documentation, and its published hash.
   const DOC_BODY = '[{"eventId":1,"subscriptionId":12345,"portalId":62515,"occurredAt":1564113600000,"subscriptionType":"contact.creation","attemptNumber":0,"objectId":123,"changeSource":"CRM","changeFlag":"NEW","appId":54321}]';
   const legacy = (version: string, signature: string, body: string, url = 'https://www.example.com/webhook_uri', method = 'POST'): RawWebhookRequest => ({
     method, url, body: Buffer.from(body), headers: { 'x-hubspot-signature': signature, 'x-hubspot-signature-version': version },
   });
 
-  it('verifies v1 against HubSpot\'s published example and an independently computed hash', () => {
-    expect(parse(legacy('v1', '232db2615f3d666fe21a8ec971ac7b5402d33b9a925784df3ca654d05f4817de', DOC_BODY), SECRET, NOW)).toEqual([
-      { platform: 'hubspot', kind: 'created', accountId: '62515', contactId: '123', occurredAt: 1564113600000, dedupeKey: 'hubspot:62515:123:1564113600000' },
-    ]);
-    const mine = createHash('sha256').update(SECRET + DOC_BODY).digest('hex');
-    expect(parse(legacy('v1', mine, DOC_BODY), SECRET, NOW)).toHaveLength(1);
-    rejected(() => parse(legacy('v1', createHash('sha256').update('wrong' + DOC_BODY).digest('hex'), DOC_BODY), SECRET, NOW), 401);
-    rejected(() => parse(legacy('v1', mine, DOC_BODY.replace('123', '124')), SECRET, NOW), 401);
+  it("refuses a webhook signed with v1 alone, even HubSpot's published example (no timestamp: replayable)", () => {
+    expect(createHash('sha256').update(SECRET + DOC_BODY).digest('hex')).toBe('232db2615f3d666fe21a8ec971ac7b5402d33b9a925784df3ca654d05f4817de');
+    rejected(() => parse(legacy('v1', '232db2615f3d666fe21a8ec971ac7b5402d33b9a925784df3ca654d05f4817de', DOC_BODY), SECRET, NOW), 401, /X-HubSpot-Signature-v3: missing/);
+    const body = JSON.stringify([event()]);
+    const url = 'https://hub.example.com/webhooks/hubspot';
+    rejected(() => parse(legacy('v2', createHash('sha256').update(`${SECRET}POST${url}${body}`).digest('hex'), body, url), SECRET, NOW), 401, /X-HubSpot-Signature-v3: missing/);
   });
 
-  it('verifies v2 over secret + method + URI + body, against HubSpot\'s published GET example too', () => {
-    const body = JSON.stringify([event()]);
-    const url = 'https://hub.example.com/webhooks/hubspot?x=1';
+  it("verifies an action call's v2 over secret + method + URI + body, against HubSpot's published GET example too; v1 never", () => {
+    const body = '{"callbackId":"ap-1"}';
+    const url = 'https://hub.example.com/actions/hubspot?x=1';
     const sig = createHash('sha256').update(`${SECRET}POST${url}${body}`).digest('hex');
-    expect(parse(legacy('v2', sig, body, url), SECRET, NOW)).toHaveLength(1);
-    rejected(() => parse(legacy('v2', sig, body, 'https://hub.example.com/webhooks/hubspot?x=2'), SECRET, NOW), 401);
-    // HubSpot's documented v2 example: GET https://www.example.com/webhook_uri, no body (an empty array is parsed here).
-    expect(createHash('sha256').update(`${SECRET}GEThttps://www.example.com/webhook_uri`).digest('hex')).toBe('eee2dddcc73c94d699f5e395f4b9d454a069a6855fbfa152e91e88823087200e');
-    const empty = '[]';
-    const getSig = createHash('sha256').update(`${SECRET}GEThttps://www.example.com/webhook_uri${empty}`).digest('hex');
-    expect(parse(legacy('v2', getSig, empty, 'https://www.example.com/webhook_uri', 'GET'), SECRET, NOW)).toEqual([]);
-    rejected(() => parse(legacy('v9', sig, body, url), SECRET, NOW), 401, /not v1, v2 or v3/);
+    expect(() => verifyActionSignature(legacy('v2', sig, body, url), SECRET, NOW)).not.toThrow();
+    rejected(() => verifyActionSignature(legacy('v2', sig, body, 'https://hub.example.com/actions/hubspot?x=2'), SECRET, NOW), 401);
+    // HubSpot's documented v2 example: GET https://www.example.com/webhook_uri, no body.
+    const getSig = createHash('sha256').update(`${SECRET}GEThttps://www.example.com/webhook_uri`).digest('hex');
+    expect(getSig).toBe('eee2dddcc73c94d699f5e395f4b9d454a069a6855fbfa152e91e88823087200e');
+    expect(() => verifyActionSignature(legacy('v2', getSig, '', 'https://www.example.com/webhook_uri', 'GET'), SECRET, NOW)).not.toThrow();
+    rejected(() => verifyActionSignature(legacy('v1', createHash('sha256').update(SECRET + body).digest('hex'), body, url), SECRET, NOW), 401, /v1 is refused/);
+    rejected(() => verifyActionSignature(legacy('v9', sig, body, url), SECRET, NOW), 401, /v9 is refused/);
+  });
+
+  it('refuses v2 beside a v3 header that does not verify, and v2 with a stale timestamp', () => {
+    const body = '{"callbackId":"ap-2"}';
+    const url = 'https://hub.example.com/actions/hubspot';
+    const good = legacy('v2', createHash('sha256').update(`${SECRET}POST${url}${body}`).digest('hex'), body, url);
+    rejected(() => verifyActionSignature({ ...good, headers: { ...good.headers, 'x-hubspot-signature-v3': 'AAAA', 'x-hubspot-request-timestamp': String(NOW) } }, SECRET, NOW), 401, /Signature-v3: does not match/);
+    rejected(() => verifyActionSignature({ ...good, headers: { ...good.headers, 'x-hubspot-request-timestamp': String(NOW - 365 * 86_400_000) } }, SECRET, NOW), 401, /older than 5 minutes/);
   });
 });
 

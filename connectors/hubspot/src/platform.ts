@@ -57,9 +57,9 @@ export const hubspotPlatform = definePlatform({
   // Connections set to `events: journal` read the portal's webhooks journal (no public URL needed).
   tasks: (context) => (context.host ? [journalTask(context, context.host)] : []),
   workflowAction: {
-    receiver: ({ config }, answer) => {
+    receiver: ({ config, connections }, answer) => {
       const { HUBSPOT_CLIENT_SECRET: clientSecret } = hubspotEnvironment.read(config);
-      return clientSecret ? hubspotActionReceiver(clientSecret, answer) : undefined;
+      return clientSecret ? hubspotActionReceiver(clientSecret, answer, async (id) => Boolean(await connections?.get(id))) : undefined;
     },
     complete: async (connector, callbackId, result) => {
       if (!(connector instanceof HubSpotConnector)) throw new Error('a HubSpot workflow action completes through the HubSpot connector');

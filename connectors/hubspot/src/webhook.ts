@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest } from '@verify-hub/core';
 
 /**
- * HubSpot webhook deliveries, parsed purely: signature checked (v3, or v1/v2 for legacy apps), the
+ * HubSpot webhook deliveries, parsed purely: the v3 signature checked (nothing weaker), the
  * event array validated, contact creations and email changes kept, duplicates dropped and each
  * contact's latest event kept. Mounted by the hub service at POST /webhooks/hubspot.
  */
@@ -39,25 +39,45 @@ export function verifyV3Signature(request: RawWebhookRequest, secret: string, no
   if (!v3) throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing (unsigned request)', 401);
   const method = request.method.toUpperCase();
   const timestamp = request.headers['x-hubspot-request-timestamp'];
-  const ts = Number(timestamp);
-  if (!timestamp || !Number.isFinite(ts)) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: missing or not a number', 401);
-  if (Math.abs(now - ts) > SIGNATURE_MAX_AGE_MS) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: older than 5 minutes (replayed or delayed delivery)', 401);
-  const expected = createHmac('sha256', secret).update(method + v3Uri(request.url), 'utf8').update(request.body).update(timestamp, 'utf8').digest();
+  checkAge(timestamp, now);
+  const expected = createHmac('sha256', secret).update(method + v3Uri(request.url), 'utf8').update(request.body).update(timestamp!, 'utf8').digest();
   if (!sameSecret(expected, v3, 'base64')) throw new WebhookRejectedError('X-HubSpot-Signature-v3: does not match', 401);
 }
 
-/** v3 when the request carries it, else v1/v2 (legacy apps, and what HubSpot documents for workflow-action calls). */
-export function verifySignature(request: RawWebhookRequest, secret: string, now: number): void {
+function checkAge(timestamp: string | undefined, now: number): void {
+  const ts = Number(timestamp);
+  if (!timestamp || !Number.isFinite(ts)) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: missing or not a number', 401);
+  if (Math.abs(now - ts) > SIGNATURE_MAX_AGE_MS) throw new WebhookRejectedError('X-HubSpot-Request-Timestamp: older than 5 minutes (replayed or delayed delivery)', 401);
+}
+
+/**
+ * A webhook delivery: HubSpot signs every one with v3, so nothing less is taken. A request without
+ * `X-HubSpot-Signature-v3` is refused whatever v1/v2 signature it carries (they have no timestamp: a
+ * recorded delivery, or one whose v3 headers were stripped, could be replayed for ever).
+ */
+export function verifyWebhookSignature(request: RawWebhookRequest, secret: string, now: number): void {
+  if (!request.headers['x-hubspot-signature-v3']) {
+    throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing: HubSpot signs webhooks with v3; a v1 or v2 signature alone is refused', 401);
+  }
+  verifyV3Signature(request, secret, now);
+}
+
+/**
+ * A workflow-action call: v3 whenever it is sent (and then only v3: a bad or stale v3 is refused
+ * whatever else the request carries). Without v3, the v2 signature HubSpot's custom-action guide
+ * documents for these calls (SHA-256 of secret + method + URI + body); v1 never. v2 has no timestamp:
+ * a `X-HubSpot-Request-Timestamp` that comes with it must still be within 5 minutes, and a replayed
+ * call is answered as the first one was (the hub keeps each callbackId).
+ */
+export function verifyActionSignature(request: RawWebhookRequest, secret: string, now: number): void {
   const h = request.headers;
-  const method = request.method.toUpperCase();
   if (h['x-hubspot-signature-v3']) return verifyV3Signature(request, secret, now);
   const signature = h['x-hubspot-signature'];
-  const version = (h['x-hubspot-signature-version'] ?? 'v1').toLowerCase();
-  if (!signature) throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing (unsigned delivery)', 401);
-  const hash = createHash('sha256').update(secret, 'utf8');
-  if (version === 'v2') hash.update(method + request.url, 'utf8');
-  else if (version !== 'v1') throw new WebhookRejectedError(`X-HubSpot-Signature-Version: ${version.slice(0, 10)} is not v1, v2 or v3`, 401);
-  const expected = hash.update(request.body).digest();
+  if (!signature) throw new WebhookRejectedError('X-HubSpot-Signature-v3: missing (unsigned request)', 401);
+  const version = (h['x-hubspot-signature-version'] ?? '').toLowerCase();
+  if (version !== 'v2') throw new WebhookRejectedError(`X-HubSpot-Signature-Version: ${version.slice(0, 10) || '(none)'} is refused: workflow-action calls are signed with v3 or v2`, 401);
+  if (h['x-hubspot-request-timestamp'] !== undefined) checkAge(h['x-hubspot-request-timestamp'], now);
+  const expected = createHash('sha256').update(secret, 'utf8').update(request.method.toUpperCase() + request.url, 'utf8').update(request.body).digest();
   if (!/^[0-9a-f]+$/i.test(signature.trim()) || !sameSecret(expected, signature, 'hex')) throw new WebhookRejectedError('X-HubSpot-Signature: does not match', 401);
 }
 
@@ -100,7 +120,7 @@ function toContactEvent(e: HubSpotEvent): ContactEvent | undefined {
 export function parse(request: RawWebhookRequest, secret: string, now: number = Date.now()): ContactEvent[] {
   if (!secret) throw new WebhookRejectedError('HubSpot webhook secret (HUBSPOT_CLIENT_SECRET) is not configured', 401);
   if (request.body.length > MAX_BODY_BYTES) throw new WebhookRejectedError(`body: over ${MAX_BODY_BYTES} bytes`, 413);
-  verifySignature(request, secret, now);
+  verifyWebhookSignature(request, secret, now);
   let json: unknown;
   try {
     json = JSON.parse(request.body.toString('utf8'));

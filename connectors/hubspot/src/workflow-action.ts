@@ -4,7 +4,7 @@ import type { PublicActionDefinitionEgg } from '@hubspot/api-client/lib/codegen/
 import { buildHubSpotApis } from './client';
 import { hubspotConnectionId } from './settings';
 import { signedJsonBody } from './signed-request';
-import { verifySignature } from './webhook';
+import { verifyActionSignature } from './webhook';
 
 /**
  * The custom workflow action "Verify email address" (automation actions API v4), as pure pieces:
@@ -89,13 +89,12 @@ export interface ActionCall {
 }
 
 /**
- * Checks the signature and parses HubSpot's call. v3 (client secret, 5-minute timestamp rule) when
- * sent; HubSpot's docs say workflow-action calls are signed with v2 (SHA-256 of secret + method + URI
- * + body, no timestamp), which the webhook code also checks, so both are accepted. Throws
- * `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 naming the bad field; 413 too big.
+ * Checks the signature and parses HubSpot's call: v3 (client secret, 5-minute timestamp rule) when
+ * sent, else the v2 HubSpot's custom-action guide documents for these calls (`verifyActionSignature`).
+ * Throws `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 naming the bad field; 413 too big.
  */
 export function parseActionCall(request: RawWebhookRequest, clientSecret: string, now: number = Date.now()): ActionCall {
-  const call = signedJsonBody(request, clientSecret, now, { verify: verifySignature, schema: ActionCallSchema, field: 'call' });
+  const call = signedJsonBody(request, clientSecret, now, { verify: verifyActionSignature, schema: ActionCallSchema, field: 'call' });
   return { callbackId: call.callbackId, portalId: call.origin.portalId, objectId: call.object?.objectId, email: call.inputFields.email?.trim() ?? '' };
 }
 
@@ -115,17 +114,27 @@ export function blockedAnswer(): { outputFields: ActionOutputFields } {
   return { outputFields: { hs_execution_state: 'BLOCK', hs_expiration_duration: BLOCK_EXPIRATION } };
 }
 
+/**
+ * The answer to a call from a portal the hub holds no connection for: the action fails and the
+ * workflow goes on (`FAIL_CONTINUE`), with `errorCode` saying why; nothing is looked up or spent.
+ */
+export function notConnectedAnswer(): { outputFields: ActionOutputFields } {
+  return { outputFields: { hs_execution_state: 'FAIL_CONTINUE', errorCode: 'PORTAL_NOT_CONNECTED' } };
+}
+
 /** Where the hub's action work is done: the cached result to answer with, or undefined once the call is queued. */
 export type AnswerActionCall = (call: { platform: 'hubspot'; connectionId: string; callbackId: string; email: string; deadline: number }) => Promise<Verification | undefined>;
 
 /**
- * The hub's receiver for POST /actions/hubspot: signature and body checked, then the result's output
- * fields at once, or the BLOCK answer while a durable job completes the callback.
+ * The hub's receiver for POST /actions/hubspot: signature and body checked, the portal's connection
+ * looked for (like the card, a portal the hub is not connected to gets `notConnectedAnswer`), then
+ * the result's output fields at once, or the BLOCK answer while a durable job completes the callback.
  */
-export function hubspotActionReceiver(clientSecret: string, answer: AnswerActionCall) {
+export function hubspotActionReceiver(clientSecret: string, answer: AnswerActionCall, connected: (connectionId: string) => Promise<boolean>) {
   return {
     async answer(request: RawWebhookRequest, now: number): Promise<{ outputFields: ActionOutputFields }> {
       const call = parseActionCall(request, clientSecret, now);
+      if (!(await connected(hubspotConnectionId(call.portalId)))) return notConnectedAnswer();
       const result = await answer({
         platform: 'hubspot', connectionId: hubspotConnectionId(call.portalId), callbackId: call.callbackId, email: call.email, deadline: now + BLOCK_EXPIRATION_MS,
       });
