@@ -36,9 +36,11 @@ export interface PlatformSetup {
    * Present when the hub registers the connection's webhook with the platform itself, after a connect
    * (key, OAuth, CLI) and a renewed address (replacing the old registration): `hubUrl` is the hub's
    * public base URL. Undefined when there is nothing to register (no audience named). A refusal does
-   * not throw: it answers `registered: false` with why, and the URL to add by hand.
+   * not throw: it answers `registered: false` with why, and the URL to add by hand. `record`, when
+   * present, is the connection with what the platform hands back only once at registration (Mailchimp's
+   * webhook signing secret) in its credentials: the host saves it, sealed like the other credentials.
    */
-  registerWebhook?(record: ConnectionRecord, hubUrl: string): Promise<WebhookRegistration | undefined>;
+  registerWebhook?(record: ConnectionRecord, hubUrl: string): Promise<(WebhookRegistration & { record?: ConnectionRecord }) | undefined>;
   /**
    * The options of a `choice` key field, listed from the platform with the other fields (an API key).
    * A refused key throws `PlatformRejectedError` naming its field.

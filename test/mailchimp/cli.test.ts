@@ -112,7 +112,8 @@ test('mailchimp connect stores a sealed connection with a webhook secret that th
 test('mailchimp audiences (and connect without --list) list the account\'s audiences; connect registers the webhook when HUB_PUBLIC_URL is reachable', async () => {
   const { createServer } = await import('node:http');
   const { randomUUID } = await import('node:crypto');
-  const { createRedis } = await import('@verify-hub/sync-jobs');
+  const { createRedis, Keys, RedisConnectionStore } = await import('@verify-hub/sync-jobs');
+  const { SecretBox } = await import('@verify-hub/core');
   fake.addList(KEY, 'newsA', 'Newsletter');
   fake.addMembers('newsA', [{ email: 'a@example.com' }, { email: 'b@example.com', status: 'unsubscribed' }]);
   // Stands in for the hub: Mailchimp checks a webhook's URL with a GET that must answer 200.
@@ -134,7 +135,30 @@ test('mailchimp audiences (and connect without --list) list the account\'s audie
     const out = await run(['mailchimp', 'connect', '--list', 'newsA']);
     expect(out).toContain('registered the audience webhook in Mailchimp');
     expect(out).not.toContain('webhook URL for Mailchimp');
-    expect(fake.webhooks('newsA')).toEqual([expect.objectContaining({ url: expect.stringMatching(new RegExp(`^${hubUrl}/webhooks/mailchimp/mailchimp-us4-newsA/`)), sources: { user: true, admin: true, api: false } })]);
+    expect(fake.webhooks('newsA')).toEqual([expect.objectContaining({ url: expect.stringMatching(new RegExp(`^${hubUrl}/webhooks/mailchimp/mailchimp-us4-newsA/`)), sources: { user: true, admin: true, api: false }, signing_enabled: true })]);
+
+    // The signing secret Mailchimp answered once is kept with the key, sealed.
+    const store = new RedisConnectionStore(redis, new Keys(prefix), new SecretBox('s'.repeat(40)));
+    const hookUrl = fake.webhooks('newsA')[0]!.url;
+    const signing = fake.signingSecretOf('newsA', hookUrl)!;
+    expect((await store.get('mailchimp-us4-newsA'))!.credentials.webhookSigningSecret).toBe(signing);
+    expect(JSON.stringify(await redis.hgetall(new Keys(prefix).connection('mailchimp-us4-newsA')))).not.toContain(signing);
+
+    // A connection registered before signing (an unsigned webhook, no secret held) is registered again by `setup`, signed.
+    const before = (await store.get('mailchimp-us4-newsA'))!;
+    const { webhookSigningSecret: _dropped, ...unsignedCredentials } = before.credentials;
+    await store.save({ ...before, credentials: unsignedCredentials });
+    fake.replaceWebhooks('newsA', [{ url: hookUrl, sources: { user: true, admin: true, api: false }, events: { subscribe: true, unsubscribe: true, profile: true, cleaned: true, upemail: true, campaign: false } }]);
+    expect(fake.webhooks('newsA')[0]!.signing_enabled).toBe(false);
+    const setupOut = await run(['mailchimp', 'setup', '--list', 'newsA']);
+    expect(setupOut).toContain('webhook   registered again for mailchimp-us4-newsA, signed');
+    const [resigned, ...more] = fake.webhooks('newsA');
+    expect(more).toEqual([]);
+    expect(resigned).toMatchObject({ url: hookUrl, signing_enabled: true });
+    expect((await store.get('mailchimp-us4-newsA'))!.credentials.webhookSigningSecret).toBe(fake.signingSecretOf('newsA', hookUrl));
+    // Once signed and held, `setup` leaves it alone.
+    expect(await run(['mailchimp', 'setup', '--list', 'newsA'])).not.toContain('registered again');
+    expect(fake.webhooks('newsA')[0]!.id).toBe(resigned!.id);
   } finally {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);

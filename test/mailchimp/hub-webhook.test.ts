@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { loadConfig } from '@verify-hub/core';
 import { mailchimpSetup } from '@verify-hub/connector-mailchimp';
@@ -94,6 +95,32 @@ describe('Mailchimp: the hub registers its audience webhook without the api sour
     expect(fake.stats().write).toBeGreaterThan(0);
   });
 
+  it('keeps the signing secret Mailchimp answered once, and refuses forged, unsigned, altered and replayed deliveries', async () => {
+    const [hook] = fake.webhooks('news');
+    expect(hook!.signing_enabled).toBe(true);
+    const signing = fake.signingSecretOf('news', hook!.url)!;
+    expect((await stack.hub.pipeline.connections!.get('mailchimp-us4-news'))!.credentials.webhookSigningSecret).toBe(signing);
+    const listed = await request(stack.hub.url).get('/api/connections').set(auth);
+    expect(JSON.stringify(listed.body)).not.toContain(signing);
+
+    const form = new URLSearchParams({ type: 'subscribe', fired_at: '2026-11-21 10:15:30', 'data[id]': 'abc', 'data[list_id]': 'news', 'data[email]': 'mallory@example.com' }).toString();
+    const t = Math.floor(Date.now() / 1000);
+    const sign = (secret: string, body: string, at: number) => `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
+    const deliver = (header: string | undefined, body = form) =>
+      fetch(hook!.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(header ? { 'x-mailchimp-signature': header } : {}) }, body });
+    const before = fake.stats().write;
+    expect((await deliver(undefined)).status).toBe(401);
+    expect((await deliver(sign('not-the-secret', form, t))).status).toBe(401);
+    expect((await deliver(sign(signing, form, t), form.replace('mallory', 'trudy'))).status).toBe(401);
+    // A delivery captured earlier and replayed after Mailchimp's 5-minute window.
+    expect((await deliver(sign(signing, form, t - 6 * 60))).status).toBe(401);
+    // The right signature at a wrong URL secret: the URL stays a second factor.
+    const wrongUrl = hook!.url.replace(/[^/]+$/, 'x'.repeat(32));
+    expect((await fetch(wrongUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-mailchimp-signature': sign(signing, form, t) }, body: form })).status).toBe(401);
+    expect(stack.engine.callsFor('mallory@example.com')).toBe(0);
+    expect(fake.stats().write).toBe(before);
+  });
+
   it('the fake refuses a bad webhook body naming the field, and delivers a change only to webhooks asking for its source', async () => {
     const post = (body: unknown) =>
       fetch(`${fake.apiBase}/lists/news/webhooks`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`any:${KEY}`).toString('base64')}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -102,6 +129,8 @@ describe('Mailchimp: the hub registers its audience webhook without the api sour
     expect(badUrl.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await badUrl.json()).toMatchObject({ title: 'Invalid Resource', errors: [{ field: 'url' }] });
     expect(await (await post({ url: `${stack.hub.url}/readyz`, sources: { robots: true } })).json()).toMatchObject({ errors: [{ field: 'sources.robots' }] });
+    // AddWebhook has url, events and sources only.
+    expect(await (await post({ url: `${stack.hub.url}/readyz`, signing_enabled: true })).json()).toMatchObject({ errors: [{ field: 'signing_enabled' }] });
 
     // Another listener that takes API changes only: a user's sign-up goes to the hub's webhook alone, an API write to the other alone.
     const apiOnly = await post({ url: `${stack.hub.url}/readyz`, events: { subscribe: true, profile: true }, sources: { user: false, admin: false, api: true } });

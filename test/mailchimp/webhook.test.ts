@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { WebhookRejectedError, type RawWebhookRequest } from '@verify-hub/core';
 import { parseWebhook, subscriberHash } from '@verify-hub/connector-mailchimp';
 
@@ -107,4 +108,47 @@ test('an unsubscribe with data[action]=delete (member deleted) becomes a privacy
     { platform: 'mailchimp', kind: 'privacy_deletion', accountId: 'a6b5da1054', contactId, email: 'Gone.Person@Example.com', occurredAt, dedupeKey: `mailchimp:a6b5da1054:unsubscribe:${contactId}:${occurredAt}` },
   ]);
   expect(parseWebhook(request('POST', { ...unsubscribe, 'data[action]': 'unsub' }), SECRET, SECRET).map((e) => e.kind)).toEqual(['unsubscribed']);
+});
+
+describe("signed deliveries (Mailchimp's X-Mailchimp-Signature)", () => {
+  const SIGNING = 'whsec-0123456789abcdef0123456789abcdef';
+  const NOW = Date.parse('2026-11-21T10:15:35Z');
+  const body = new URLSearchParams(subscribe).toString();
+  // Mailchimp's recipe written out here, apart from the connector: HMAC-SHA256 of "<t>.<raw body>", hex.
+  const sign = (secret: string, text: string, t: number) => `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${text}`).digest('hex')}`;
+  const signed = (header: string | undefined, text = body) => request('POST', text, { ...FORM, ...(header === undefined ? {} : { 'x-mailchimp-signature': header }) });
+  const t = Math.floor(NOW / 1000);
+
+  it('accepts a delivery signed over its raw bytes with the signing secret, within 5 minutes', () => {
+    for (const at of [t, t - 299, t + 299]) {
+      expect(parseWebhook(signed(sign(SIGNING, body, at)), SECRET, SECRET, { signingSecret: SIGNING, now: NOW })).toHaveLength(1);
+    }
+    // A second v1 (a secret being rotated) may stand beside the right one.
+    expect(parseWebhook(signed(`${sign('old', body, t)},v1=${sign(SIGNING, body, t).split('v1=')[1]}`), SECRET, SECRET, { signingSecret: SIGNING, now: NOW })).toHaveLength(1);
+  });
+
+  it('refuses unsigned, forged, altered, stale and malformed deliveries once signing is on (401, the secret never echoed)', () => {
+    const cases: [string | undefined, string, RegExp][] = [
+      [undefined, body, /missing/],
+      [sign('another-secret', body, t), body, /does not match/],
+      [sign(SIGNING, body, t), body.replace('New.Person', 'Evil.Person'), /does not match/],
+      [sign(SIGNING, body, t - 301), body, /more than 5 minutes/],
+      [sign(SIGNING, body, t + 301), body, /more than 5 minutes/],
+      ['v1=abc', body, /not t=<seconds>,v1=<hex>/],
+      [`t=${t}`, body, /not t=<seconds>,v1=<hex>/],
+    ];
+    for (const [header, text, why] of cases) {
+      const e = rejected(() => parseWebhook(signed(header, text), SECRET, SECRET, { signingSecret: SIGNING, now: NOW }));
+      expect(e.status).toBe(401);
+      expect(e.message).toMatch(why);
+      expect(e.message).not.toContain(SIGNING);
+    }
+  });
+
+  it('keeps the URL secret as a second factor, and asks for no signature without a signing secret', () => {
+    expect(rejected(() => parseWebhook(signed(sign(SIGNING, body, t)), 'wrong', SECRET, { signingSecret: SIGNING, now: NOW })).message).toMatch(/webhook secret/);
+    expect(parseWebhook(signed(undefined), SECRET, SECRET, { now: NOW })).toHaveLength(1);
+    // Mailchimp's GET check of the URL carries no body to sign.
+    expect(parseWebhook(request('GET', ''), SECRET, SECRET, { signingSecret: SIGNING, now: NOW })).toEqual([]);
+  });
 });

@@ -1,9 +1,9 @@
-import { ConfigError, type CliCommand, type Config, type ConnectionRecord } from '@verify-hub/core';
+import { ConfigError, type CliCommand, type Config, type ConnectionRecord, type ConnectionStore } from '@verify-hub/core';
 import { oneOffConnector } from './connector';
 import { mailchimpEnvironment } from './environment';
 import { mailchimpAudiences, mailchimpKeyConnection } from './key-connection';
 import { webhookPath } from './webhook';
-import { registerHubWebhook } from './webhook-registration';
+import { SIGNING_SECRET_CREDENTIAL, registerHubWebhook } from './webhook-registration';
 
 /**
  * `verify-hub mailchimp ...`, described for the CLI (core's CliCommand): `connect` stores
@@ -58,6 +58,7 @@ const connect: CliCommand = {
     await connections!.save(record);
     console.log(`stored connection ${record.id} (${record.label})`);
     const registration = config.HUB_PUBLIC_URL ? await registerHubWebhook(record, config.HUB_PUBLIC_URL) : undefined;
+    if (registration?.record) await connections!.save(registration.record);
     if (registration?.registered) console.log('registered the audience webhook in Mailchimp (subscriber and admin changes; not API changes, so the hub\'s writes never come back)');
     else {
       if (registration?.problem) console.log(`${registration.problem}: add it by hand`);
@@ -68,12 +69,31 @@ const connect: CliCommand = {
   },
 };
 
+/**
+ * The stored connections of an audience registered again with HUB_PUBLIC_URL: a webhook registered
+ * before Mailchimp signed deliveries (no signing secret held) is replaced by a signed one; a signed
+ * one the hub holds the secret of is left as it is.
+ */
+async function reregisterWebhooks(config: Config, store: () => ConnectionStore | undefined, listId: string, print: (line: string) => void): Promise<void> {
+  // Nothing stored to register again without the key that seals stored connections.
+  const connections = config.HUB_PUBLIC_URL && config.HUB_SECRET_KEY ? store() : undefined;
+  if (!config.HUB_PUBLIC_URL || !connections) return;
+  for (const stored of await connections.list('mailchimp')) {
+    if (stored.platform !== 'mailchimp' || stored.settings?.listId !== listId) continue;
+    const registration = await registerHubWebhook(stored, config.HUB_PUBLIC_URL);
+    if (registration?.record) await connections.save(registration.record);
+    if (registration?.record) print(`  webhook   registered again for ${stored.id}${registration.record.credentials[SIGNING_SECRET_CREDENTIAL] ? ', signed' : ' (Mailchimp gave no signing secret)'}`);
+    else if (registration?.problem) print(`  PROBLEM   ${stored.id}: ${registration.problem}`);
+  }
+}
+
 const setup: CliCommand = {
   name: 'setup',
-  description: 'Create the EVRISK, EVSCORE and EVDATE merge fields in an audience (safe to run again)',
+  description: 'Create the EVRISK, EVSCORE and EVDATE merge fields in an audience (safe to run again); with HUB_PUBLIC_URL, registers the stored connections\' webhooks again where they are not signed',
   options: [listOption, { flags: '--json', description: 'print the report as JSON' }],
   async run(_args, options, context) {
-    const { config } = await context();
+    const opened = await context();
+    const { config } = opened;
     const env = mailchimpEnvironment.read(config);
     const list = String(options.list);
     const connection: ConnectionRecord = {
@@ -93,6 +113,7 @@ const setup: CliCommand = {
       for (const item of report.problems) console.log(`  PROBLEM   ${item}`);
       console.log('Tags ev-safe, ev-risky, ev-invalid and ev-unknown are created by Mailchimp when first applied.');
     }
+    await reregisterWebhooks(config, () => opened.connections, list, options.json ? () => undefined : (line) => console.log(line));
     return report.problems.length > 0 ? EXIT_FAILED : undefined;
   },
 };

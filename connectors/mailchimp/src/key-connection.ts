@@ -5,7 +5,7 @@ import { dataCenterFromApiKey } from './connection-settings';
 import { oneOffConnector } from './connector';
 import { MailchimpAuthError, MailchimpNotFoundError } from './errors';
 
-/** A webhook secret: Mailchimp signs nothing, so the secret is a segment of the webhook's URL. */
+/** A webhook secret, a segment of the webhook's URL: the second factor beside Mailchimp's signature (or the only one for an unsigned webhook). */
 export const newWebhookSecret = () => randomBytes(24).toString('base64url');
 
 function dataCenterOf(apiKey: string): string {

@@ -51,24 +51,35 @@ export function mailchimpSetup(config: Config): PlatformSetup {
   return setup;
 }
 
-/** The receiver's per-connection secret: kept sealed with the connection's credentials. */
+/** What a delivery to a connection is checked against: the URL secret and, once registered with signing, the signing secret. */
+export interface ReceiverSecrets {
+  urlSecret: string;
+  signingSecret?: string;
+}
+
+/** The receiver's per-connection secrets: kept sealed with the connection's credentials. */
 function webhookSecrets(connections: ConnectionStore | undefined) {
-  return async (connectionId: string): Promise<string | undefined> => {
+  return async (connectionId: string): Promise<ReceiverSecrets | undefined> => {
     const connection = await connections?.get(connectionId);
     if (!connection || connection.platform !== 'mailchimp') return undefined;
     const secret = connection.credentials.webhookSecret ?? connection.settings?.webhookSecret;
-    return typeof secret === 'string' && secret ? secret : undefined;
+    if (typeof secret !== 'string' || !secret) return undefined;
+    const signing = connection.credentials.webhookSigningSecret;
+    return { urlSecret: secret, ...(typeof signing === 'string' && signing ? { signingSecret: signing } : {}) };
   };
 }
 
 /**
- * GET|POST /webhooks/mailchimp/:connection/:secret: the secret is per connection (Mailchimp signs
- * nothing). An unknown connection gets the parser's 401, the same answer as a wrong secret, so the
- * route does not tell which connections exist.
+ * GET|POST /webhooks/mailchimp/:connection/:secret: the URL secret is per connection, and a webhook
+ * registered with signing must carry Mailchimp's signature as well. An unknown connection gets the
+ * parser's 401, the same answer as a wrong secret, so the route does not tell which connections exist.
  */
-export function mailchimpReceiver(secretFor: (connectionId: string) => Promise<string | undefined>): WebhookReceiver {
+export function mailchimpReceiver(secretsFor: (connectionId: string) => Promise<ReceiverSecrets | undefined>): WebhookReceiver {
   return {
-    receive: async (request, route) => parseMailchimpWebhook(request, route.secret ?? '', (route.connection && (await secretFor(route.connection))) || ''),
+    receive: async (request, route, now) => {
+      const secrets = route.connection ? await secretsFor(route.connection) : undefined;
+      return parseMailchimpWebhook(request, route.secret ?? '', secrets?.urlSecret ?? '', { signingSecret: secrets?.signingSecret, now });
+    },
     connectionIdFor: (event, route) => route.connection ?? `mailchimp-${event.accountId}`,
   };
 }

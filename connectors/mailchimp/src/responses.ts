@@ -71,6 +71,10 @@ export const WebhookSchema = z.looseObject({
   url: z.string(),
   events: WebhookFlags(WEBHOOK_EVENTS).optional(),
   sources: WebhookFlags(WEBHOOK_SOURCES).optional(),
+  /** Whether Mailchimp signs this webhook's deliveries (absent from answers of before signing). */
+  signing_enabled: z.boolean().optional(),
+  /** The signing secret: in the create answer only, once. */
+  signing_secret: z.string().min(1).optional(),
 });
 export type Webhook = z.infer<typeof WebhookSchema>;
 export interface WebhookSettings {

@@ -24,22 +24,42 @@ export function hubWebhookUrl(record: ConnectionRecord, hubUrl: string): string 
   return `${hubUrl.replace(/\/+$/, '')}${webhookPath(record.id, secret)}`;
 }
 
+/** Where the webhook's signing secret is kept: with the key, in the sealed credentials. */
+export const SIGNING_SECRET_CREDENTIAL = 'webhookSigningSecret';
+
+/**
+ * Whether a registered webhook can stay: same address and settings, and signed exactly when the hub
+ * holds its signing secret. A webhook registered before signing (unsigned, or signed with a secret the
+ * hub never got) is registered again, so Mailchimp hands out a signing secret.
+ */
+function keepable(hook: Webhook, url: string, signingSecretHeld: boolean): boolean {
+  const signedAsHeld = signingSecretHeld ? hook.signing_enabled !== false : hook.signing_enabled === undefined;
+  return hook.url === url && sameSettings(hook) && signedAsHeld;
+}
+
 /**
  * Registers the connection's audience webhook, once: an identical one is kept, and the hub's other
- * webhooks for this connection (an older secret, or one pasted in with other sources) are deleted.
- * A Mailchimp refusal (it could not reach a localhost hub) is answered, not thrown.
+ * webhooks for this connection (an older secret, an unsigned one, or one pasted in with other sources)
+ * are deleted. A new registration's signing secret, which Mailchimp returns only in the create answer,
+ * comes back in `record` for the host to save sealed. A Mailchimp refusal (it could not reach a
+ * localhost hub) is answered, not thrown.
  */
-export async function registerHubWebhook(record: ConnectionRecord, hubUrl: string): Promise<WebhookRegistration | undefined> {
+export async function registerHubWebhook(record: ConnectionRecord, hubUrl: string): Promise<(WebhookRegistration & { record?: ConnectionRecord }) | undefined> {
   const listId = record.settings?.listId;
   const url = hubWebhookUrl(record, hubUrl);
   if (typeof listId !== 'string' || !listId || !url) return undefined;
   const api = oneOffConnector(record).api;
+  const held = typeof record.credentials[SIGNING_SECRET_CREDENTIAL] === 'string' && record.credentials[SIGNING_SECRET_CREDENTIAL] !== '';
   try {
     const ours = (await api.webhooks(listId)).filter((hook) => isHubWebhookFor(record.id, hook.url));
-    const kept = ours.find((hook) => hook.url === url && sameSettings(hook));
+    const kept = ours.find((hook) => keepable(hook, url, held));
     for (const hook of ours) if (hook !== kept) await api.deleteWebhook(listId, hook.id);
-    if (!kept) await api.createWebhook(listId, { url, ...HUB_WEBHOOK });
-    return { url, registered: true };
+    if (kept) return { url, registered: true };
+    const created = await api.createWebhook(listId, { url, ...HUB_WEBHOOK });
+    const { [SIGNING_SECRET_CREDENTIAL]: _old, ...credentials } = record.credentials;
+    // No secret in the answer (signing not offered): the URL secret stays the only check.
+    if (created.signing_secret) credentials[SIGNING_SECRET_CREDENTIAL] = created.signing_secret;
+    return { url, registered: true, record: { ...record, credentials } };
   } catch (error) {
     // Any Mailchimp failure (a refused URL or key, an outage): the connection stays, the URL can be added by hand.
     if (!(error instanceof VerifyHubError)) throw error;

@@ -1,15 +1,20 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest } from '@verify-hub/core';
 import { subscriberHash } from './subscriber-hash';
 
 /**
  * Mailchimp audience webhooks, parsed (pure: no I/O, no clock unless `now` is missing).
  *
- * Mailchimp signs nothing: the secret lives in the webhook URL path,
- * `/webhooks/mailchimp/:connection/:secret`. The receiver passes the `:secret` it got and the one
- * it stored for the connection; they are compared in constant time.
+ * Two factors. The secret in the webhook URL path, `/webhooks/mailchimp/:connection/:secret`: the
+ * receiver passes the `:secret` it got and the one it stored for the connection; they are compared in
+ * constant time. And, for a webhook registered with signing (Mailchimp returns its signing secret
+ * once, at creation), Mailchimp's signature: `X-Mailchimp-Signature: t=<unix seconds>,v1=<hex>`, the
+ * HMAC-SHA256 of `<t>.<raw body>` with the signing secret (Mailchimp's "Verifying webhook
+ * signatures"). Once a connection holds a signing secret, an unsigned, wrongly signed or stale
+ * (more than 5 minutes) POST is refused.
  *
  * - bad or missing secret -> WebhookRejectedError 401;
+ * - signing on and the signature missing, wrong or stale -> 401;
  * - GET (Mailchimp's URL check) and an empty POST -> [] (answer 200);
  * - body over `maxBodyBytes` -> 413; not form-encoded, or a field missing -> 400 naming the field;
  * - `subscribe` -> kind `created`; `upemail` -> `email_changed` (the new address);
@@ -28,11 +33,19 @@ import { subscriberHash } from './subscriber-hash';
 export interface MailchimpWebhookOptions {
   /** Largest body accepted; Mailchimp's are a few KB. Default 64 KiB. */
   maxBodyBytes?: number;
+  /** The webhook's signing secret, when it was registered with signing: every POST must then be signed with it. */
+  signingSecret?: string;
+  /** Epoch ms, for the signature's 5-minute window (default Date.now()). */
+  now?: number;
 }
+
+export const SIGNATURE_HEADER = 'x-mailchimp-signature';
+/** Mailchimp's guidance: refuse a signature older (or newer) than 5 minutes, so a captured delivery cannot be replayed later. */
+export const SIGNATURE_TOLERANCE_MS = 5 * 60_000;
 
 export const DEFAULT_MAX_WEBHOOK_BODY = 64 * 1024;
 
-/** Where Mailchimp posts an audience's changes for a connection: the secret is a path segment (Mailchimp signs nothing). */
+/** Where Mailchimp posts an audience's changes for a connection: the secret is a path segment (the second factor beside the signature). */
 export function webhookPath(connectionId: string, webhookSecret: string): string {
   return `/webhooks/mailchimp/${connectionId}/${webhookSecret}`;
 }
@@ -47,6 +60,24 @@ function sameSecret(presented: string, expected: string): boolean {
   const a = createHash('sha256').update(presented, 'utf8').digest();
   const b = createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(a, b);
+}
+
+/** The `X-Mailchimp-Signature` value for a body: what Mailchimp sends (the fake uses it to sign its deliveries). */
+export function mailchimpSignature(signingSecret: string, body: Buffer | string, timestampSeconds: number): string {
+  const hmac = createHmac('sha256', signingSecret).update(`${timestampSeconds}.`).update(body).digest('hex');
+  return `t=${timestampSeconds},v1=${hmac}`;
+}
+
+/** Checks Mailchimp's signature of the raw body; throws 401 naming what is wrong. Several `v1` (a rotation) may be present: one must match. */
+export function verifyMailchimpSignature(header: string | undefined, body: Buffer, signingSecret: string, now: number): void {
+  if (!header) throw new WebhookRejectedError(`${SIGNATURE_HEADER}: missing (this webhook is signed)`, 401);
+  const parts = header.split(',').map((part) => part.trim().split('='));
+  const timestamp = parts.find(([key]) => key === 't')?.[1];
+  const signatures = parts.filter(([key, value]) => key === 'v1' && /^[0-9a-f]{64}$/i.test(value ?? '')).map(([, value]) => Buffer.from(value!, 'hex'));
+  if (!timestamp || !/^\d+$/.test(timestamp) || signatures.length === 0) throw new WebhookRejectedError(`${SIGNATURE_HEADER}: not t=<seconds>,v1=<hex>`, 401);
+  if (Math.abs(now - Number(timestamp) * 1000) > SIGNATURE_TOLERANCE_MS) throw new WebhookRejectedError(`${SIGNATURE_HEADER}: the timestamp is more than 5 minutes away`, 401);
+  const expected = createHmac('sha256', signingSecret).update(`${timestamp}.`).update(body).digest();
+  if (!signatures.some((given) => timingSafeEqual(given, expected))) throw new WebhookRejectedError(`${SIGNATURE_HEADER}: does not match`, 401);
 }
 
 /** `fired_at` is `YYYY-MM-DD HH:MM:SS` (UTC). */
@@ -73,6 +104,7 @@ export function parse(request: RawWebhookRequest, secret: string, expectedSecret
   if (method !== 'POST') throw new WebhookRejectedError(`method: ${method} is not accepted (GET or POST)`, 400);
   const max = options.maxBodyBytes ?? DEFAULT_MAX_WEBHOOK_BODY;
   if (request.body.length > max) throw new WebhookRejectedError(`body: ${request.body.length} bytes is over the ${max}-byte limit`, 413);
+  if (options.signingSecret) verifyMailchimpSignature(request.headers[SIGNATURE_HEADER], request.body, options.signingSecret, options.now ?? Date.now());
   const text = request.body.toString('utf8');
   if (text.trim() === '') return [];
   const contentType = request.headers['content-type'];

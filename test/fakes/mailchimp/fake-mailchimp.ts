@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
-import { deliveryForm, post, webhookFromBody, type ChangeSource, type Delivery, type FakeWebhook, type WebhookEvent } from './fake-webhooks';
+import { deliveryForm, listed, post, webhookFromBody, type ChangeSource, type Delivery, type FakeWebhook, type StoredWebhook, type WebhookEvent } from './fake-webhooks';
 
 /**
  * A fake of the Mailchimp Marketing API v3 for tests and benches, enforcing the real contract the
@@ -81,8 +81,8 @@ interface FakeList {
   mergeFields: MergeFieldDef[];
   segments: Map<string, string[]>;
   tagNames: Set<string>;
-  /** The audience's webhooks (GET/POST/DELETE /lists/:id/webhooks). */
-  webhooks: FakeWebhook[];
+  /** The audience's webhooks (GET/POST/DELETE /lists/:id/webhooks), with their signing secrets. */
+  webhooks: StoredWebhook[];
 }
 
 interface Batch {
@@ -235,15 +235,25 @@ export class FakeMailchimp {
     const list = this.list(listId);
     const id = this.webhookId(list);
     const all = <K extends string>(names: K[]) => Object.fromEntries(names.map((n) => [n, true])) as Record<K, boolean>;
-    list.webhooks.push({ id, url, list_id: listId, events: settings.events ?? all(['subscribe', 'unsubscribe', 'profile', 'cleaned', 'upemail', 'campaign']), sources: settings.sources ?? all(['user', 'admin', 'api']) });
+    list.webhooks.push({ id, url, list_id: listId, events: settings.events ?? all(['subscribe', 'unsubscribe', 'profile', 'cleaned', 'upemail', 'campaign']), sources: settings.sources ?? all(['user', 'admin', 'api']), signing_enabled: false });
     return id;
+  }
+
+  /** Replaces the audience's webhooks by ones made before Mailchimp signed deliveries (unsigned, no secret). */
+  replaceWebhooks(listId: string, hooks: { url: string; events?: FakeWebhook['events']; sources?: FakeWebhook['sources'] }[]): void {
+    this.list(listId).webhooks.length = 0;
+    for (const hook of hooks) this.addWebhook(listId, hook.url, hook);
   }
 
   webhooksOf(listId: string): string[] {
     return this.list(listId).webhooks.map((hook) => hook.url);
   }
   webhooks(listId: string): FakeWebhook[] {
-    return this.list(listId).webhooks;
+    return this.list(listId).webhooks.map(listed);
+  }
+  /** A webhook's signing secret, as its creator got it once (tests forge and replay with it). */
+  signingSecretOf(listId: string, url: string): string | undefined {
+    return this.list(listId).webhooks.find((hook) => hook.url === url)?.signingSecret;
   }
 
   /** A change made in Mailchimp's app (source `admin`): a new address is subscribed, an existing member's merge fields are set. */
@@ -284,7 +294,7 @@ export class FakeMailchimp {
       if (!hook.events[type] || !hook.sources[source]) continue;
       const delivery: Delivery = { url: hook.url, type, source, email: m.email_address, status: -1 };
       this.deliveries.push(delivery);
-      const sent = post(hook.url, deliveryForm(type, list.id, m.email_address, m.merge_fields, extra, this.now()), this.closing.signal).then((status) => {
+      const sent = post(hook, deliveryForm(type, list.id, m.email_address, m.merge_fields, extra, this.now()), Date.now(), this.closing.signal).then((status) => {
         delivery.status = status;
         this.posting.delete(sent);
       });
@@ -534,7 +544,7 @@ export class FakeMailchimp {
       return notFound();
     }
     if (rest[0] === 'webhooks') {
-      if (rest.length === 1 && m === 'GET') return { status: 200, body: { webhooks: list.webhooks, list_id: list.id, total_items: list.webhooks.length } };
+      if (rest.length === 1 && m === 'GET') return { status: 200, body: { webhooks: list.webhooks.map(listed), list_id: list.id, total_items: list.webhooks.length } };
       const index = list.webhooks.findIndex((hook) => hook.id === rest[1]);
       if (rest.length === 2 && m === 'DELETE' && index >= 0) {
         list.webhooks.splice(index, 1);
@@ -557,7 +567,8 @@ export class FakeMailchimp {
     const hook = await webhookFromBody(list.id, body, this.webhookId(list));
     if ('body' in hook) return hook;
     list.webhooks.push(hook);
-    return { status: 200, body: hook };
+    // The signing secret is in this answer only.
+    return { status: 200, body: { ...listed(hook), signing_secret: hook.signingSecret } };
   }
 
   /** GET /lists: the account's audiences; `member_count` counts subscribed members, as Mailchimp's does. */

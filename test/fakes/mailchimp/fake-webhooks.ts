@@ -1,10 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Audience webhooks of the fake Mailchimp: registration validated as Mailchimp does (an http(s) `url`
- * that answers a GET with 200, `events` and `sources` of known names), and deliveries as Mailchimp
- * sends them: form-urlencoded `type=...&fired_at=...&data[...]=...` POSTs, only to webhooks whose
- * `events` and `sources` ask for that change.
+ * Audience webhooks of the fake Mailchimp: registration validated as Mailchimp's API definition has
+ * it (`AddWebhook`: `url`, `events`, `sources`, nothing else; an http(s) `url` that answers a GET with
+ * 200, `events` and `sources` of known names), a signing secret in the create answer only, and
+ * deliveries as Mailchimp sends them: form-urlencoded `type=...&fired_at=...&data[...]=...` POSTs,
+ * only to webhooks whose `events` and `sources` ask for that change, signed
+ * (`X-Mailchimp-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) when the webhook was
+ * created through the API. A webhook pasted in by hand (`addWebhook`) stands for one made before
+ * signing: unsigned.
  */
 
 export const WEBHOOK_EVENTS = ['subscribe', 'unsubscribe', 'profile', 'cleaned', 'upemail', 'campaign'] as const;
@@ -18,7 +22,12 @@ export interface FakeWebhook {
   list_id: string;
   events: Record<WebhookEvent, boolean>;
   sources: Record<ChangeSource, boolean>;
+  signing_enabled: boolean;
 }
+
+/** The webhook as Mailchimp lists it: never with its signing secret. */
+export type StoredWebhook = FakeWebhook & { signingSecret?: string };
+export const listed = ({ signingSecret: _secret, ...hook }: StoredWebhook): FakeWebhook => hook;
 
 export interface Delivery {
   url: string;
@@ -65,8 +74,10 @@ const isProblem = (value: unknown): value is Problem => typeof value === 'object
  * The body of POST /lists/{id}/webhooks checked as Mailchimp does, including its GET of the URL (a
  * hub it cannot reach is refused): a webhook to store, or the 400 problem naming the field.
  */
-export async function webhookFromBody(listId: string, body: unknown, id: string): Promise<FakeWebhook | Problem> {
+export async function webhookFromBody(listId: string, body: unknown, id: string): Promise<StoredWebhook | Problem> {
   const b = (body ?? {}) as { url?: unknown; events?: unknown; sources?: unknown };
+  const unknown = Object.keys(b).find((name) => !['url', 'events', 'sources'].includes(name));
+  if (unknown) return invalid(unknown, 'is not a field of a webhook (url, events, sources)');
   if (typeof b.url !== 'string' || !b.url) return invalid('url', 'is required');
   let parsed: URL;
   try {
@@ -81,7 +92,7 @@ export async function webhookFromBody(listId: string, body: unknown, id: string)
   if (isProblem(sources)) return sources;
   const answered = await fetch(b.url, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
   if (answered !== 200) return invalid('url', `We couldn't verify the URL is working (a GET answered ${answered || 'nothing'}): it must be reachable from Mailchimp`);
-  return { id, url: b.url, list_id: listId, events, sources };
+  return { id, url: b.url, list_id: listId, events, sources, signing_enabled: true, signingSecret: randomBytes(24).toString('hex') };
 }
 
 const firedAt = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
@@ -94,10 +105,18 @@ export function deliveryForm(type: WebhookEvent, listId: string, email: string, 
   return form.toString();
 }
 
-/** Posts one delivery to a webhook (Mailchimp waits up to 10 s); answers the status, 0 when unreachable. */
-export async function post(url: string, form: string, closing: AbortSignal): Promise<number> {
+/** Mailchimp's signature header for a body, written out here from Mailchimp's documentation (not the connector's code). */
+export function signatureFor(signingSecret: string, body: string, nowMs: number): string {
+  const t = Math.floor(nowMs / 1000);
+  return `t=${t},v1=${createHmac('sha256', signingSecret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+/** Posts one delivery to a webhook (Mailchimp waits up to 10 s), signed when the webhook has a secret; answers the status, 0 when unreachable. */
+export async function post(hook: StoredWebhook, form: string, nowMs: number, closing: AbortSignal): Promise<number> {
   const signal = AbortSignal.any([AbortSignal.timeout(10_000), closing]);
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, signal }).then(
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (hook.signingSecret) headers['x-mailchimp-signature'] = signatureFor(hook.signingSecret, form, nowMs);
+  return fetch(hook.url, { method: 'POST', headers, body: form, signal }).then(
     (r) => r.status,
     () => 0,
   );

@@ -133,7 +133,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
       throw platformFailure(error, nameOf(platform), secretField);
     }
     await store().save(connected.record);
-    const { url, webhook } = await registerConnectionWebhook(setup, connected.record, hubBaseUrl(req, options.publicUrl), options.logger);
+    const { url, webhook } = await registerConnectionWebhook(setup, connected.record, hubBaseUrl(req, options.publicUrl), options.logger, store());
     const body: ConnectionSaved = { connection: connectionView(connected.record, undefined) };
     const webhookUrl = url ?? (connected.webhookUrl && absoluteUrl(req, options.publicUrl, connected.webhookUrl));
     if (webhookUrl) body.webhookUrl = webhookUrl;
@@ -171,7 +171,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     const renewed = renew(record);
     await store().save(renewed.record);
     // Registered again where the hub does that: the old registration, with the old secret, is replaced.
-    const { webhook } = await registerConnectionWebhook(options.platforms[record.platform], renewed.record, hubBaseUrl(req, options.publicUrl), options.logger);
+    const { webhook } = await registerConnectionWebhook(options.platforms[record.platform], renewed.record, hubBaseUrl(req, options.publicUrl), options.logger, store());
     const answer: WebhookUrlRenewed = { webhookUrl: absoluteUrl(req, options.publicUrl, renewed.webhookUrl), ...(webhook ? { webhook } : {}) };
     res.json(answer);
   });
@@ -225,7 +225,7 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
     try {
       const record = await oauth.exchange(code, start.redirectUri, { listId: start.listId });
       await options.connections.save(record);
-      const { webhook } = await registerConnectionWebhook(options.platforms[platform], record, new URL(start.redirectUri).origin, options.logger);
+      const { webhook } = await registerConnectionWebhook(options.platforms[platform], record, new URL(start.redirectUri).origin, options.logger, options.connections);
       res.redirect(302, back({ connected: record.id, ...(webhook ? { webhook: webhook.registered ? 'registered' : (webhook.problem ?? 'not registered') } : {}) }));
     } catch (error) {
       const refused = error instanceof EngineAuthError || error instanceof PlatformRejectedError || (error instanceof VerifyHubError && (error.status === 400 || error.status === 401 || error.status === 403));
