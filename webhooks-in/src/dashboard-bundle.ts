@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Metafile } from 'esbuild';
 
 /** The dashboard as the hub serves it: four files, bundled or copied from `webhooks-in/dashboard/`. */
 export const DASHBOARD_FILES = ['index.html', 'app.js', 'app.css', 'favicon.svg'] as const;
@@ -20,6 +21,11 @@ export const DASHBOARD_BUILT_DIR = join(packageRoot, 'dist', 'dashboard');
  * a hub serving a built bundle never needs it.
  */
 export async function bundleDashboard(sourceDir: string = DASHBOARD_SOURCE_DIR): Promise<DashboardFiles> {
+  return (await bundle(sourceDir)).files;
+}
+
+/** The bundle and esbuild's metafile (what went into it: the build writes the third-party notices from it). */
+async function bundle(sourceDir: string): Promise<{ files: DashboardFiles; metafile: Metafile }> {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     entryPoints: [join(sourceDir, 'src', 'main.tsx')],
@@ -36,12 +42,13 @@ export async function bundleDashboard(sourceDir: string = DASHBOARD_SOURCE_DIR):
     charset: 'utf8',
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'silent',
+    metafile: true,
   });
   const script = result.outputFiles[0];
   if (!script) throw new Error('esbuild produced no output for the dashboard');
   const publicDir = join(sourceDir, 'public');
   const [html, css, icon] = await Promise.all([readFile(join(publicDir, 'index.html')), readFile(join(publicDir, 'app.css')), readFile(join(publicDir, 'favicon.svg'))]);
-  return { 'index.html': html, 'app.js': Buffer.from(script.contents), 'app.css': css, 'favicon.svg': icon };
+  return { files: { 'index.html': html, 'app.js': Buffer.from(script.contents), 'app.css': css, 'favicon.svg': icon }, metafile: result.metafile };
 }
 
 /** Reads a bundle written by `buildDashboard`. */
@@ -50,11 +57,14 @@ export async function readBuiltDashboard(builtDir: string = DASHBOARD_BUILT_DIR)
   return Object.fromEntries(DASHBOARD_FILES.map((name, i) => [name, bodies[i]])) as DashboardFiles;
 }
 
-/** The build step (`npm run build`, after `tsc -b`): bundles the dashboard and writes it to `outDir`. */
-export async function buildDashboard(options: { sourceDir?: string; outDir?: string } = {}): Promise<{ outDir: string; bytes: Record<DashboardFileName, number> }> {
+/**
+ * The build step (`npm run build`, after `tsc -b`): bundles the dashboard and writes it to `outDir`;
+ * `metafile` says which packages went into app.js.
+ */
+export async function buildDashboard(options: { sourceDir?: string; outDir?: string } = {}): Promise<{ outDir: string; bytes: Record<DashboardFileName, number>; metafile: Metafile }> {
   const outDir = options.outDir ?? DASHBOARD_BUILT_DIR;
-  const files = await bundleDashboard(options.sourceDir);
+  const { files, metafile } = await bundle(options.sourceDir ?? DASHBOARD_SOURCE_DIR);
   await mkdir(outDir, { recursive: true });
   await Promise.all(DASHBOARD_FILES.map((name) => writeFile(join(outDir, name), files[name])));
-  return { outDir, bytes: Object.fromEntries(DASHBOARD_FILES.map((name) => [name, files[name].length])) as Record<DashboardFileName, number> };
+  return { outDir, bytes: Object.fromEntries(DASHBOARD_FILES.map((name) => [name, files[name].length])) as Record<DashboardFileName, number>, metafile };
 }

@@ -45,6 +45,7 @@ def _metadata(project: dict) -> str:
         f"Version: {project['version']}\n"
         f"Summary: {project['summary']}\n"
         "License: MIT\n"
+        "License-File: LICENSE\n"
         f"Requires-Python: {project['requires_python']}\n"
         "Classifier: Programming Language :: Python :: 3\n"
         "Classifier: Typing :: Typed\n"
@@ -75,6 +76,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None) 
         (f"{PACKAGE}/{path.relative_to(ROOT / 'src' / PACKAGE).as_posix()}", path.read_bytes()) for path in _package_files()
     ]
     entries.append((f"{info}/METADATA", _metadata(project).encode("utf-8")))
+    entries.append((f"{info}/licenses/LICENSE", (ROOT / "LICENSE").read_bytes()))
     entries.append((f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: verify_hub_build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"))
     record = io.StringIO()
     for name, data in entries:
@@ -92,7 +94,9 @@ def build_sdist(sdist_directory, config_settings=None) -> str:
     project = _project()
     dist = _dist_name(project)
     filename = f"{dist}.tar.gz"
-    files = [ROOT / "pyproject.toml", ROOT / "README.md", Path(__file__).resolve(), *_package_files()]
+    # CHANGELOG.md appears with the first release (npm run release:version writes it).
+    extras = [path for path in (ROOT / "LICENSE", ROOT / "CHANGELOG.md") if path.exists()]
+    files = [ROOT / "pyproject.toml", ROOT / "README.md", *extras, Path(__file__).resolve(), *_package_files()]
     with tarfile.open(Path(sdist_directory) / filename, "w:gz") as sdist:
         for path in files:
             sdist.add(path, arcname=f"{dist}/{path.relative_to(ROOT).as_posix()}")

@@ -5,10 +5,12 @@
 //   @verify-hub/core compiled in from its sources: a community node package must have no runtime
 //   dependencies (n8n-workflow stays external: n8n provides it).
 // - Icons and the codex file are copied next to them, where n8n looks for them.
+// - THIRD-PARTY-NOTICES.md lists the npm packages compiled into the bundles, with their licence texts.
 // Usage: node scripts/build-dist.js [outDir]   (default dist/; the tests build into a temporary dir)
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
+const { writeNotices } = require('../../../scripts/third-party-notices');
 
 const root = path.join(__dirname, '..');
 const src = path.join(root, 'src');
@@ -64,8 +66,9 @@ async function main() {
     metafile: true,
     logLevel: 'warning',
   });
+  const notices = writeNotices(result.metafile, path.join(outDir, 'THIRD-PARTY-NOTICES.md'), 'n8n-nodes-verify-hub (dist/)');
   const sizes = Object.entries(result.metafile.outputs).map(([file, o]) => `${path.relative(process.cwd(), file)} ${Math.round(o.bytes / 1024)} KB`);
-  console.log(`bundled ${sizes.join(', ')}; copied ${copyAssets(src)} asset(s)`);
+  console.log(`bundled ${sizes.join(', ')}; copied ${copyAssets(src)} asset(s); notices for ${notices.join(', ')}`);
 }
 
 main().catch((error) => {
