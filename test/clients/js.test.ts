@@ -156,11 +156,11 @@ describe('@verify-hub/client against a real `verify-hub engine`', () => {
       expect(JSON.parse(stdout)).toEqual({ risk: 'safe', error: null, type: 'function' });
     });
 
-    it('ships only dist, the README and package.json, with no runtime dependencies', async () => {
+    it('ships only dist (no source maps), the README, LICENSE and package.json, with no runtime dependencies', async () => {
       const pkg = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
       expect(pkg.name).toBe('@verify-hub/client');
       expect(pkg.dependencies).toBeUndefined();
-      expect(pkg.files).toEqual(['dist', 'README.md']);
+      expect(pkg.files).toEqual(['dist', '!dist/**/*.map', 'README.md']); // LICENSE too: npm always packs it
     });
   });
 });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withBuildLock } from '../release/build-lock';
 
 const REPO = join(__dirname, '..', '..');
 const PKG_DIR = join(REPO, 'connectors', 'zapier');
@@ -18,10 +19,13 @@ describe('verify-hub-zapier package', () => {
   beforeAll(() => {
     // The package's own build (what the repository's `npm run build` runs for it): git-ignored dist/.
     // tsc -b trusts its tsbuildinfo (kept outside dist/), so a deleted dist/ needs --force.
-    const force = existsSync(join(PKG_DIR, 'dist', 'index.js')) ? [] : ['--force'];
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', join(PKG_DIR, 'tsconfig.json'), ...force], { cwd: REPO, encoding: 'utf8' });
+    // (Under the build lock: test/release/published-files.test.ts builds the same dist/ folders.)
+    withBuildLock(() => {
+      const force = existsSync(join(PKG_DIR, 'dist', 'index.js')) ? [] : ['--force'];
+      execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', join(PKG_DIR, 'tsconfig.json'), ...force], { cwd: REPO, encoding: 'utf8' });
+    });
     files = packedFiles(PKG_DIR);
-  }, 90_000);
+  }, 300_000); // the build lock may first wait for a whole-repository build
 
   test('the tarball holds every file its manifest names: main (index.js), the compiled app it loads, the types', () => {
     expect(pkg.main).toBe('index.js');
