@@ -78,7 +78,8 @@ json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{
 
 step "build $image from $base_image with $tool"
 build_started=$SECONDS
-build_args=(--build-arg "BASE_IMAGE=$base_image" -f deploy/Dockerfile -t "$image")
+version="$(node -p 'require("./cli/package.json").version')"
+build_args=(--build-arg "BASE_IMAGE=$base_image" --build-arg "VERSION=$version" -f deploy/Dockerfile -t "$image")
 # Behind a TLS-intercepting proxy the build's npm needs the machine's CA bundle (a mount, not a layer).
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ] && [ "$tool" = podman ]; then
   build_args+=(-v "$NODE_EXTRA_CA_CERTS:/run/host-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/host-ca.crt)
@@ -98,9 +99,12 @@ step "image contents: production files only, read-only to the node user, the bin
     [ ! -e "/app/$p" ] || { echo "/app/$p is in the image"; exit 1; }
   done
   [ -f /app/webhooks-in/dist/dashboard/app.js ] && [ -f /app/engine/openapi.yaml ] || { echo "dashboard bundle or openapi.yaml missing"; exit 1; }
+  [ -f /app/LICENSE ] && [ -f /app/webhooks-in/dist/dashboard/THIRD-PARTY-NOTICES.md ] || { echo "LICENSE or the dashboard notices missing"; exit 1; }
+  node -e "const s=require(\"/app/sbom.cdx.json\"); const c=s.metadata.component; if (s.bomFormat!==\"CycloneDX\"||c.name!==\"verify-hub\"||c.version!==require(\"/app/cli/package.json\").version||s.components.length<50) { console.error(\"sbom.cdx.json: not the CLI image BOM\"); process.exit(1) }"
   ! touch /app/written-by-node 2>/dev/null || { echo "/app is writable by node"; exit 1; }
   node cli/bin/verify-hub.js --version'
-echo "ok: contents"
+[ "$("$tool" image inspect --format '{{ index .Config.Labels "org.opencontainers.image.version" }}' "$image")" = "$version" ] || { echo "the image's version label is not $version"; exit 1; }
+echo "ok: contents (LICENSE, notices, sbom.cdx.json; version label $version)"
 
 step "Redis: the host's redis-server on 127.0.0.1:$redis_port"
 redis-server --daemonize yes --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --logfile "$work/redis.log"
