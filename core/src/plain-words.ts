@@ -28,6 +28,7 @@ export const REASON_WORDS: Readonly<Record<string, string>> = {
   provider_accepts_all: "the mail provider accepts every address at first and bounces later, so this mailbox's existence cannot be confirmed",
   greylisted: 'the mail server asked to try again later (greylisting)',
   smtp_temporary_failure: 'the mail server had a temporary failure',
+  smtp_user_unknown_temporary: 'the mail server said, for now, that it does not know this mailbox; re-checked soon, and invalid only if it says so again hours later',
   engine_unreachable: 'the verification engine could not be reached',
   engine_error: 'the verification engine had an error',
   engine_bad_response: 'the verification engine gave an answer that could not be read',

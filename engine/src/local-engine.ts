@@ -29,6 +29,7 @@ import { SharedHostLimiter, type HostSlots } from './shared-host-limiter';
 import { CatchAllCache } from './catch-all-cache';
 import { SmtpSessionPool } from './smtp-session-pool';
 import { TtlCache } from './ttl-cache';
+import { LocalRefusalMemory, RedisRefusalMemory, type RefusalMemory } from './refusal-memory';
 
 /** The names of the 28 checks, as reported (engine/README.md has the table). */
 export const CHECK_NAMES = [
@@ -66,6 +67,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   private readonly hostLimiter: HostSlots;
   private readonly catchAllCache: CatchAllCache;
   private readonly sessionPool: SmtpSessionPool;
+  private readonly refusals: RefusalMemory;
 
   constructor(options: LocalEngineOptions = {}) {
     super();
@@ -77,6 +79,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
       ? new SharedHostLimiter({ ...shared, maxConnectionsPerHost: this.options.maxConnectionsPerHost, maxSessionsPerSecondPerHost: this.options.maxSessionsPerSecondPerHost, leaseMs: this.options.smtpBudgetMs + 1000 })
       : new HostLimiter(this.options.maxConnectionsPerHost);
     this.catchAllCache = new CatchAllCache(this.options.domainCacheTtlMs);
+    this.refusals = shared ? new RedisRefusalMemory(shared.redis, shared.prefix, this.options.userUnknownMemoryMs) : new LocalRefusalMemory(this.options.userUnknownMemoryMs);
     this.sessionPool = new SmtpSessionPool(this.options.smtpSessionIdleMs, this.options.maxRcptPerSession, this.options.maxConnectionsPerHost);
   }
 
@@ -235,7 +238,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
         ),
       );
       if (signal?.aborted) throw signal.reason;
-      return finish(applyProbe(probe, checks, strategy, trapEvidence));
+      return finish(applyProbe(probe, checks, strategy, trapEvidence, await this.refusedBefore(probe, pre.normalized, now.getTime())));
     };
 
     // Only now, with network work ahead, is a deadline armed; it is cleared as soon as the answer is known.
@@ -255,6 +258,21 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   /** Ends the SMTP sessions kept open for the next address (idle ones never keep the process alive anyway). */
   async close(): Promise<void> {
     await this.sessionPool.close();
+  }
+
+  /**
+   * For a temporary "user unknown": was this mailbox refused so at least `userUnknownConfirmAfterMs` ago
+   * (then it is missing)? An accepted mailbox forgets its earlier refusal. A memory that fails answers no.
+   */
+  private async refusedBefore(probe: ProbeResult, address: string, now: number): Promise<boolean> {
+    const cls = probe.rcpt?.class;
+    try {
+      if (cls === 'accepted') await this.refusals.forget(address);
+      if (cls !== 'user_unknown_temporary') return false;
+      return now - (await this.refusals.firstRefusal(address, now)) >= this.options.userUnknownConfirmAfterMs;
+    } catch {
+      return false;
+    }
   }
 
   private async domainFacts(domain: string): Promise<DomainFacts> {
@@ -297,13 +315,19 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   }
 }
 
+/** The step whose refusal ended a conversation before RCPT: what the reply can be about. */
+const FAILURE_STAGE = { greeting_rejected: 'greeting', helo_rejected: 'ehlo', sender_rejected: 'mail' } as const;
+
+/** A temporary "user unknown" is re-checked soon: the hub's first re-check (30 min) is within this hint. */
+const USER_UNKNOWN_RECHECK_SECONDS = 1800;
+
 /** Copies what the SMTP conversation showed into the checks and returns the reason. */
-function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>, strategy: ProviderStrategy | null, trap: SpamTrapEvidence): string {
+function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>, strategy: ProviderStrategy | null, trap: SpamTrapEvidence, userUnknownConfirmed: boolean): string {
   checks.smtpConnect = probe.connected;
   checks.smtpGreeting = probe.greeting;
   checks.starttls = probe.starttls;
   const reply = probe.rcpt?.reply ?? probe.failureReply;
-  const failureClass = probe.failureReply && probe.failureReply.code < 500 ? classifyReply(probe.failureReply) : null;
+  const failureClass = probe.failureReply && probe.failureReply.code < 500 ? classifyReply(probe.failureReply, FAILURE_STAGE[probe.failure as keyof typeof FAILURE_STAGE] ?? 'greeting') : null;
   checks.smtpReply = reply ? { code: reply.code, enhanced: reply.enhanced, class: probe.rcpt?.class ?? failureClass ?? probe.failure } : null;
   switch (probe.failure) {
     case 'connect_failed':
@@ -340,6 +364,15 @@ function applyProbe(probe: ProbeResult, checks: Checks & Record<string, unknown>
     case 'mailbox_full':
       Object.assign(checks, { smtp: true, smtpCheck: 'mailbox_full' });
       return 'mailbox_full';
+    case 'user_unknown_temporary':
+      // Refused the same way on a re-check hours after the first refusal: the mailbox does not exist.
+      if (userUnknownConfirmed) {
+        Object.assign(checks, { smtp: false, smtpCheck: 'undeliverable' });
+        return 'mailbox_not_found';
+      }
+      checks.smtpCheck = 'temporary_failure';
+      checks.retryAfterSeconds = USER_UNKNOWN_RECHECK_SECONDS;
+      return 'smtp_user_unknown_temporary';
     case 'greylisted':
     case 'rate_limited':
     case 'temporary':

@@ -51,6 +51,13 @@ export interface LocalEngineOptions {
   /** RCPT commands one session carries at most before it is ended (default 20). */
   maxRcptPerSession?: number;
   /**
+   * A temporary "user unknown" (a 4xx naming the recipient) is `unknown` / `smtp_user_unknown_temporary`;
+   * the same refusal at least this long after the first, ms (default 3600000: one hour), makes it `invalid`.
+   */
+  userUnknownConfirmAfterMs?: number;
+  /** How long a first temporary "user unknown" is remembered, ms (default 7 days). */
+  userUnknownMemoryMs?: number;
+  /**
    * Reach the mail servers through this SOCKS5 proxy, `socks5://[user:password@]host:port`
    * (`ENGINE_SMTP_PROXY`): cloud hosts block outbound port 25. DNS is still asked directly.
    */
@@ -119,6 +126,8 @@ export function resolveOptions(o: LocalEngineOptions = {}): ResolvedOptions {
     acceptAllVerdict: o.acceptAllVerdict ?? 'risky',
     smtpSessionIdleMs: o.smtpSessionIdleMs ?? 2000,
     maxRcptPerSession: o.maxRcptPerSession ?? 20,
+    userUnknownConfirmAfterMs: o.userUnknownConfirmAfterMs ?? 3_600_000,
+    userUnknownMemoryMs: o.userUnknownMemoryMs ?? 7 * 86_400_000,
     totalTimeoutMs: o.totalTimeoutMs ?? 20_000,
     mailFrom: o.mailFrom ?? `verify@${heloName}`,
     heloName,

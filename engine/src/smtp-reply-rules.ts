@@ -10,7 +10,11 @@ export type ReplyClass =
   | 'rate_limited' // the server slows us down (too many connections, messages or recipients): re-check later
   | 'blocked' // a policy block (our IP, reputation, blocklist, sender): says nothing about the mailbox
   | 'temporary' // another 4xx
+  | 'user_unknown_temporary' // a 4xx that names this recipient unknown: re-checked, invalid only when refused so again hours later
   | 'ambiguous'; // a 5xx that names no reason ("mailbox unavailable" is often a policy block too)
+
+/** The step of the conversation a reply answered: only an answer to RCPT TO can speak about the recipient. */
+export type ReplyStage = 'greeting' | 'ehlo' | 'mail' | 'rcpt';
 
 /**
  * One documented answer of a mail provider (or of a common MTA) that the RFC 3463 code alone reads wrong.
@@ -62,7 +66,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   { provider: 'apple', meaning: 'too many connections [HM08] (throttling)', code: /^4\d\d$/, enhanced: null, text: /\[HM\d+\]|too many/i, class: 'rate_limited', example: '421 4.7.0 [HM08] Too many connections from your IP. Please try again later' },
   // Proton Mail.
   { provider: 'protonmail', meaning: 'address does not exist', code: /^550$/, enhanced: /^5\.1\.1$/, text: /address does not exist/i, class: 'mailbox_not_found', example: '550 5.1.1 <someone@proton.me>: Recipient address rejected: Address does not exist' },
-  { provider: 'protonmail', meaning: 'sender IP rejected (policy)', code: /^5\d\d$/, enhanced: /^5\.7\.1$/, text: /rejected|blocked/i, class: 'blocked', example: '554 5.7.1 <unknown[192.0.2.1]>: Client host rejected: Sender IP is blocklisted' },
+  { provider: 'protonmail', meaning: 'sender IP rejected (policy)', code: /^5\d\d$/, enhanced: /^5\.7\.1$/, text: /client host rejected|blocklisted/i, class: 'blocked', example: '554 5.7.1 <unknown[192.0.2.1]>: Client host rejected: Sender IP is blocklisted' },
   // Zoho Mail.
   { provider: 'zoho', meaning: 'user does not exist', code: /^550$/, enhanced: /^5\.1\.1$/, text: /user does not exist/i, class: 'mailbox_not_found', example: '550 5.1.1 User does not exist - someone@zohomail.com' },
   { provider: 'zoho', meaning: 'relaying disallowed: a domain Zoho does not host (not a mailbox verdict)', code: /^553$/, enhanced: null, text: /relaying disallowed/i, class: 'blocked', example: '553 Relaying disallowed. Invalid Domain - someone@unhosted-example.org' },

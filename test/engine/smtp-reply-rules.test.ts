@@ -1,4 +1,4 @@
-import { REPLY_RULES, catchAllProbeWorthIt, classifyReply, detectProvider, parseReply } from '@verify-hub/engine';
+import { GATEWAY_CODES, REPLY_RULES, TEXT_EVIDENCE, catchAllProbeWorthIt, classifyReply, detectProvider, gatewayEvidence, parseReply, textEvidence } from '@verify-hub/engine';
 
 describe('documented provider answers (REPLY_RULES): each row, with its example reply', () => {
   it.each(REPLY_RULES.map((rule) => [rule.provider, rule.meaning, rule.example, rule.class] as const))('%s: %s -> %s', (_provider, _meaning, example, expected) => {
@@ -49,5 +49,51 @@ describe('provider catalogue', () => {
     expect(catchAllProbeWorthIt(google, 'acme-mail.com')).toBe(true);
     expect(catchAllProbeWorthIt(detectProvider(['mta7.am0.yahoodns.net']), 'acme-mail.com')).toBe(false);
     expect(catchAllProbeWorthIt(null, 'acme-mail.com')).toBe(true);
+  });
+});
+
+describe('text evidence over the enhanced code (TEXT_EVIDENCE): each row, with its real example', () => {
+  it.each(TEXT_EVIDENCE.map((row) => [row.evidence, row.example] as const))('%s: %s', (evidence, example) => {
+    expect(textEvidence(parseReply([example]).text)).toBe(evidence);
+  });
+
+  it.each([
+    ['552 5.2.2 <pseudo-local-part-of-apple-icloud-mail@icloud.com>: user is over quota', 'mailbox_full'],
+    ['550 5.1.1 <kijitora@example.com> - 203.0.113.222 has sent to too many recipients this hour. IB607 <http://x.co/rlbounce>', 'rate_limited'],
+    ['550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.', 'rate_limited'],
+    ['550 5.7.1 No such user c18si2365148hub', 'mailbox_not_found'],
+    ['525 5.7.13 <neko-nyaan@example.org>: Recipient address rejected: Disabled recipient address', 'mailbox_disabled'],
+    ['550 5.7.1 <kijitora@example.com>: Recipient address rejected: User kijitora@example.com temporary locked. Please try again later!', 'temporary'],
+    ['550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences', 'blocked'],
+    ['550 #5.1.0 Address rejected.', 'mailbox_not_found'],
+    ['450 4.1.1 <kijitora@example.org>: Recipient address rejected: User unknown in virtual alias table', 'user_unknown_temporary'],
+    ['450 4.2.2 Greylisted, please try again later', 'greylisted'],
+  ] as const)('%s -> %s', (reply, expected) => {
+    expect(classifyReply(parseReply([reply]))).toBe(expected);
+  });
+
+  it('the stage matters: a "user unknown" answering MAIL FROM is about our sender, never the recipient', () => {
+    expect(classifyReply(parseReply(['550 5.1.1 <probe@verifier.example>... User unknown']), 'mail')).toBe('blocked');
+    expect(classifyReply(parseReply(['450 4.1.1 <probe@verifier.example>: Sender address rejected: User unknown']), 'mail')).toBe('blocked');
+    expect(classifyReply(parseReply(['421 4.7.0 Try again later']), 'greeting')).not.toBe('user_unknown_temporary');
+  });
+});
+
+describe('security gateways and hosted filters (GATEWAY_CODES)', () => {
+  it.each(GATEWAY_CODES.filter((row) => row.example).map((row) => [row.gateway, row.meaning, row.example!.reply, row.evidence] as const))('%s: %s', (_gateway, _meaning, reply, evidence) => {
+    expect(gatewayEvidence(reply)?.evidence).toBe(evidence);
+    const cls = classifyReply(parseReply([reply]));
+    expect(cls).toBe(evidence === 'missing' ? 'mailbox_not_found' : evidence === 'policy' ? 'blocked' : cls);
+  });
+
+  it("Sophos's documented codes without a public reply, in the format its gateways answer", () => {
+    // The format of the public XGEMAIL_0011 reply ("550 5.7.1 XGEMAIL_0011 Command rejected") with another documented code.
+    expect(classifyReply(parseReply(['550 5.7.1 XGEMAIL_0004 Command rejected']))).toBe('blocked');
+    expect(classifyReply(parseReply(['550 5.7.1 XGEMAIL_0010 Command rejected']))).toBe('blocked');
+    expect(classifyReply(parseReply(['550 5.7.1 XGEMAIL_0014 Command rejected']))).toBe('temporary');
+  });
+
+  it('every row names its documentation', () => {
+    for (const row of GATEWAY_CODES) expect(row.documentation.length).toBeGreaterThan(10);
   });
 });

@@ -205,7 +205,7 @@ export interface components {
             enhanced: string | null;
             /**
              * @description What the reply means, open vocabulary. This engine's values: `accepted`, `mailbox_not_found`,
-             *     `mailbox_full`, `mailbox_disabled`, `greylisted`, `rate_limited`, `blocked`, `temporary`, `ambiguous`, or the step
+             *     `mailbox_full`, `mailbox_disabled`, `greylisted`, `rate_limited`, `blocked`, `temporary`, `user_unknown_temporary`, `ambiguous`, or the step
              *     that failed (`greeting_rejected`, `helo_rejected`, `sender_rejected`, `dropped`, `timeout`).
              */
             class: string;
@@ -279,7 +279,7 @@ export interface components {
              *     `spam_trap`, `mailbox_full`, `disposable`, `ip_literal`, `mailbox_not_found`, `mailbox_disabled`,
              *     `domain_not_found`, `no_mx`, `null_mx`, `mx_private`, `reserved_domain`, `syntax`, `greylisted`,
              *     `provider_accepts_all`, `smtp_unreachable`, `smtp_timeout`, `smtp_connection_dropped`,
-             *     `smtp_policy_block`, `smtp_rate_limited`, `smtp_temporary_failure`, `smtp_ambiguous`, `smtp_not_checked`, `dns_unavailable`, `dns_error`,
+             *     `smtp_policy_block`, `smtp_rate_limited`, `smtp_temporary_failure`, `smtp_user_unknown_temporary`, `smtp_ambiguous`, `smtp_not_checked`, `dns_unavailable`, `dns_error`,
              *     `engine_timeout`, `engine_error`. New codes may be added.
              */
             reason: string;
