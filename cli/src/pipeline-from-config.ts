@@ -2,9 +2,7 @@ import type { Config, Verifier } from '@verify-hub/core';
 import type { SyncPipeline } from '@verify-hub/sync-jobs';
 import { engineFromConfig } from './engine-from-config';
 import { pipelineSettings, readyPipeline } from './pipeline-settings';
-import { loadHubConfig, registerPlatformConnectors } from './platforms';
-
-registerPlatformConnectors();
+import { loadHubConfig } from './platforms';
 
 /**
  * The sync pipeline as the commands use it, from configuration: Redis at REDIS_URL under

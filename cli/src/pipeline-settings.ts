@@ -21,6 +21,7 @@ export function pipelineSettings(config: Config, verifier?: Verifier): SyncPipel
     retentionDays: config.VERIFY_HUB_RETENTION_DAYS,
     recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
     secretKey: config.HUB_SECRET_KEY,
+    config,
     logger: createLogger({ name: 'verify-hub', level: config.LOG_LEVEL }),
   };
 }

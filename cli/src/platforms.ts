@@ -1,32 +1,47 @@
-import { createLogger, loadConfig, type BackgroundTask, type Config, type ConnectionStore, type Logger, type PlatformContext, type PlatformHost, type PlatformModule } from '@verify-hub/core';
-import { filePlatform } from '@verify-hub/connector-file';
-import { hubspotPlatform } from '@verify-hub/connector-hubspot';
-import { mailchimpPlatform } from '@verify-hub/connector-mailchimp';
+import {
+  createLogger,
+  installedPlatforms,
+  isPlatformModule,
+  loadConfig,
+  type BackgroundTask,
+  type Config,
+  type ConnectionStore,
+  type Logger,
+  type PlatformContext,
+  type PlatformHost,
+  type PlatformModule,
+} from '@verify-hub/core';
 import type { SyncPipeline } from '@verify-hub/sync-jobs';
 import type { HubPlatforms, PlatformEntry, PlatformSetups } from '@verify-hub/webhooks-in';
 
 /**
- * The installed platforms: the one place that names them (docs/adding-a-platform.md). The commands,
- * the hub and the dashboard iterate this list; each module is its connector folder's `definePlatform`.
+ * A platform is installed by being a dependency of this command named `@verify-hub/connector-<id>`
+ * (one line in cli/package.json, written by `npm run new-platform`) whose entry exports the module
+ * made with `definePlatform`. Nothing here names a platform (docs/adding-a-platform.md).
  */
-const installed: PlatformModule[] = [filePlatform, hubspotPlatform, mailchimpPlatform];
+export const PLATFORM_PACKAGE = /^@verify-hub\/connector-[a-z][a-z0-9-]*$/;
 
-/** The sync pipeline's (loaded on use: the CLI lists the modules' commands without it). */
-const registerConnector = (module: PlatformModule) =>
-  (require('@verify-hub/sync-jobs') as typeof import('@verify-hub/sync-jobs')).registerConnector(module.id, module.connector, { reconnectAdvice: module.reconnectAdvice });
-
-/** Which connector serves each platform in `sync`, `worker`, `runs` and `serve`: every installed module's. */
-export function registerPlatformConnectors(): void {
-  for (const module of installed) registerConnector(module);
+/** The modules of the installed platform packages, in the order of cli/package.json. */
+export function discoverPlatforms(dependencies: Record<string, string> = (require('../package.json') as { dependencies: Record<string, string> }).dependencies): PlatformModule[] {
+  const modules: PlatformModule[] = [];
+  for (const name of Object.keys(dependencies).filter((dependency) => PLATFORM_PACKAGE.test(dependency))) {
+    const exported = Object.values(require(name) as Record<string, unknown>).filter(isPlatformModule);
+    if (exported.length !== 1) throw new Error(`${name} must export one platform module made with definePlatform (it exports ${exported.length})`);
+    modules.push(exported[0]!);
+  }
+  return modules;
 }
 
+for (const module of discoverPlatforms()) installedPlatforms.register(module);
+
+/** The registered platforms (the installed ones, and any a test or plug-in added at run time). */
 export function registeredPlatforms(): readonly PlatformModule[] {
-  return installed;
+  return installedPlatforms.list();
 }
 
 /** The configuration: core's variables and every registered module's (`PlatformModule.environment`), validated together. */
 export function loadHubConfig(env: NodeJS.ProcessEnv = process.env, options: { file?: string; ignoreUnknown?: string[] } = {}): Config {
-  return loadConfig(env, { ...options, platforms: installed });
+  return loadConfig(env, { ...options, platforms: installedPlatforms.list() });
 }
 
 /**
@@ -34,21 +49,17 @@ export function loadHubConfig(env: NodeJS.ProcessEnv = process.env, options: { f
  * `sync`, `worker` and `serve` from now on. Registering an id again replaces the module.
  */
 export function registerPlatform(module: PlatformModule): void {
-  const at = installed.findIndex((known) => known.id === module.id);
-  if (at >= 0) installed.splice(at, 1, module);
-  else installed.push(module);
-  registerConnector(module);
+  installedPlatforms.register(module);
 }
 
-/** Removes a platform registered at run time (tests clean up after themselves). */
+/** Removes a platform, its connector with it (tests clean up after themselves). */
 export function unregisterPlatform(id: string): void {
-  const at = installed.findIndex((known) => known.id === id);
-  if (at >= 0) installed.splice(at, 1);
+  installedPlatforms.unregister(id);
 }
 
 /** The installed platforms as the hub lists them (GET /api/platforms) and names them in messages. */
 export function platformCatalog(): PlatformEntry[] {
-  return installed.map((module) => ({ id: module.id, label: module.label, connectable: module.connectable !== false, ...(module.card ? { card: module.card } : {}) }));
+  return installedPlatforms.list().map((module) => ({ id: module.id, label: module.label, connectable: module.connectable !== false, ...(module.card ? { card: module.card } : {}) }));
 }
 
 /** What a module's host-facing parts are built from, for one process. */
@@ -69,7 +80,7 @@ export function platformContext(module: PlatformModule, host: { config: Config; 
 export function platformSetups(config: Config, host: { logger?: Logger; connections?: ConnectionStore } = {}): PlatformSetups {
   const setups: PlatformSetups = {};
   const logger = host.logger ?? createLogger({ level: 'silent' });
-  for (const module of installed) {
+  for (const module of installedPlatforms.list()) {
     if (module.connectable === false) continue;
     setups[module.id] = module.setup?.(platformContext(module, { config, connections: host.connections, logger }));
   }
@@ -79,7 +90,7 @@ export function platformSetups(config: Config, host: { logger?: Logger; connecti
 /** Everything the hub serves for the installed platforms: catalog, connect setups, webhook receivers, extra routes. */
 export function hubPlatforms(host: { config: Config; pipeline: SyncPipeline; logger: Logger; services?: PlatformHost }): HubPlatforms {
   const hub: HubPlatforms = { catalog: platformCatalog(), platforms: {}, webhooks: {}, platformRoutes: {} };
-  for (const module of installed) {
+  for (const module of installedPlatforms.list()) {
     const context = platformContext(module, host);
     if (module.connectable !== false) hub.platforms[module.id] = module.setup?.(context);
     const webhook = module.webhook?.(context);
@@ -93,7 +104,7 @@ export function hubPlatforms(host: { config: Config; pipeline: SyncPipeline; log
 /** The platforms' background readers and pollers, started together; `stop` stops those that started. */
 export async function startPlatformTasks(host: { config: Config; pipeline: SyncPipeline; logger: Logger; services: PlatformHost }): Promise<{ tasks: BackgroundTask[]; stop(): Promise<void> }> {
   const started: BackgroundTask[] = [];
-  for (const module of installed) {
+  for (const module of installedPlatforms.list()) {
     for (const task of module.tasks?.(platformContext(module, host)) ?? []) {
       await task.start();
       started.push(task);

@@ -51,6 +51,13 @@ export interface ConnectorDeps {
    * platform call at debug and each failure at warn. Absent, the connector logs nothing.
    */
   logger?: Logger;
+  /**
+   * The connection's `settings`, validated by the host against its module's `settings` schema (defaults
+   * applied); absent when the factory is called directly, outside a registry.
+   */
+  settings?: unknown;
+  /** The module's environment variables (`PlatformModule.environment`), read typed from the process's configuration. */
+  environment?: Record<string, unknown>;
 }
 
 /**

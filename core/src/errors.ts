@@ -55,6 +55,17 @@ export class AuthError extends VerifyHubError {
   }
 }
 
+/**
+ * A platform failed in a way worth one more try (a 5xx answer, a dropped connection): the pipeline's
+ * write retries it once, after a short wait; a connector throws it and retries nothing itself.
+ */
+export class TransientError extends VerifyHubError {
+  override readonly code: string = 'TRANSIENT';
+  constructor(message: string, readonly source: ErrorSource, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
 export interface RateLimitInfo {
   /** When the limit resets, epoch milliseconds. */
   resetAt: number;

@@ -27,4 +27,5 @@ export * from './engine-keys';
 export * from './network-failure';
 export * from './hook-signature';
 export * from './platform';
+export * from './platform-registry';
 export * from './wire';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { platformEnvPrefix, type Config, type PlatformVariables } from './config';
 import type { ConnectionRecord, ConnectionStore, ConnectorFactory } from './connection';
 import type { Connector, ContactEvent, RawWebhookRequest } from './connector';
-import { AuthError, InputError, QuotaError, RateLimitError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from './errors';
+import { AuthError, InputError, QuotaError, RateLimitError, TransientError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from './errors';
 import type { Logger } from './logger';
 import type { KeyField, KeyFieldChoice, PlatformCard, WebhookRegistration } from './platform-wire';
 import type { Verification } from './verification';
@@ -49,7 +49,8 @@ export interface PlatformSetup {
   /** Present when the platform's OAuth app is configured. Token refresh is the connector's (`ConnectorDeps.saveCredentials`). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;
-    exchange(code: string, redirectUri: string, extra: { listId?: string }): Promise<ConnectionRecord>;
+    /** `choices`: the values of the key form's `choice` fields picked before signing in, by field name. */
+    exchange(code: string, redirectUri: string, choices: Record<string, string>): Promise<ConnectionRecord>;
   };
 }
 
@@ -62,6 +63,15 @@ export class PlatformRejectedError extends VerifyHubError {
   ) {
     super(message, { status: 400 });
   }
+}
+
+/**
+ * Whether a failure means the credentials were refused (a key, a token, a sign-in), by its kind: any
+ * `AuthError` (a platform's or the engine's) or a connect form's `PlatformRejectedError`. The one place
+ * hosts decide it, whatever status the platform answered.
+ */
+export function credentialsRefused(error: unknown): error is AuthError | PlatformRejectedError {
+  return error instanceof AuthError || error instanceof PlatformRejectedError;
 }
 
 /** The URL segments of a receiver route (`/webhooks/mailchimp/:connection/:secret`). */
@@ -212,23 +222,22 @@ export interface CliCommand {
   run?(args: string[], options: Record<string, unknown>, context: () => Promise<PlatformContext>): Promise<number | void>;
 }
 
-/** The names a platform writes results under, and the mapping from a verification to its stored values. */
-export interface PlatformWriteback<Names extends object = object> {
-  /** Default names (properties, merge fields, columns), overridable per connection in its settings. */
-  defaultNames: Names;
-  /** The values one verification stores under `names`, as the platform stores them. */
-  values(verification: Verification, names?: Names): Record<string, unknown>;
-}
-
 export interface PlatformModule {
   /** Lower-case letters, digits and dashes: the connection's `platform`, the route segment, the CLI command. */
   readonly id: string;
   /** How people name it: "HubSpot". */
   readonly label: string;
   readonly connector: ConnectorFactory;
-  /** The connection's settings (`ConnectionRecord.settings`), checked when the connector is built. */
+  /**
+   * The connection's settings (`ConnectionRecord.settings`): the host validates them before the
+   * connector is built (an error names `settings.<field>`) and hands the factory the parsed value.
+   */
   readonly settings?: z.ZodType;
-  readonly writeback?: PlatformWriteback;
+  /**
+   * The most contacts the platform takes in one write call: the pipeline splits a page into batches
+   * of this size, so `write` never gets more (default: the whole page).
+   */
+  readonly writeBatchSize?: number;
   /** False for sources that are not connections (uploaded files): no connection card, no key form. */
   readonly connectable?: boolean;
   readonly card?: PlatformCard;
@@ -252,21 +261,32 @@ export interface PlatformModule {
 
 const PLATFORM_ID = /^[a-z][a-z0-9-]{0,39}$/;
 
+const defined = new WeakSet<object>();
+
+/** Whether `value` is a module made by `definePlatform` (how the CLI finds the one a platform package exports). */
+export function isPlatformModule(value: unknown): value is PlatformModule {
+  return typeof value === 'object' && value !== null && defined.has(value);
+}
+
 /** Checks a module's shape once, where it is defined, so a wrong id fails at start, not on a request. */
 export function definePlatform<M extends PlatformModule>(module: M): M {
   if (!PLATFORM_ID.test(module.id)) throw new InputError('id', 'must be lower-case letters, digits and dashes, starting with a letter (at most 40)');
   if (!module.label?.trim()) throw new InputError('label', 'must name the platform');
   if (typeof module.connector !== 'function') throw new InputError('connector', 'must be a connector factory');
   const prefix = platformEnvPrefix(module.id);
+  if (module.writeBatchSize !== undefined && !(Number.isInteger(module.writeBatchSize) && module.writeBatchSize > 0)) throw new InputError('writeBatchSize', 'must be a whole number above 0');
   for (const name of Object.keys(module.environment?.variables ?? {})) {
     if (!name.startsWith(prefix)) throw new InputError('environment', `${name} must start with ${prefix}`);
   }
-  return Object.freeze(module);
+  const frozen = Object.freeze(module);
+  defined.add(frozen);
+  return frozen;
 }
 
 /**
  * The failure kinds the pipeline acts on, for a platform's errors: an auth failure pauses the run until
- * reconnected, a rate limit waits, a quota pauses until its reset. A platform's errors extend these
+ * reconnected (and a connect form answers "refused"), a rate limit waits, a quota pauses until its
+ * reset, a transient failure (5xx, dropped connection) is tried once more. A platform's errors extend these
  * (by kind, with the platform as `source`), or its runs never pause: this is the one place they come from.
  */
 export function platformErrorKinds(source: string) {
@@ -284,6 +304,11 @@ export function platformErrorKinds(source: string) {
     QuotaError: class extends QuotaError {
       constructor(message: string, info: RateLimitInfo, details: ErrorDetails = {}) {
         super(message, source, info, details);
+      }
+    },
+    TransientError: class extends TransientError {
+      constructor(message: string, details: ErrorDetails = {}) {
+        super(message, source, details);
       }
     },
   };

@@ -1,5 +1,5 @@
 import type { Queue, JobsOptions } from 'bullmq';
-import { InputError, type ConnectionRecord, type ConnectionStore, type Connector, type LimiterFactory, type Logger, type Verification, type Verifier } from '@verify-hub/core';
+import { InputError, type Config, type ConnectionRecord, type ConnectionStore, type Connector, type LimiterFactory, type Logger, type Verification, type Verifier } from '@verify-hub/core';
 import type { ConnectorRegistry } from './connector-registry';
 import type { FairLanes } from './fair-lanes';
 import type { RunRecord } from './contracts';
@@ -50,6 +50,8 @@ export class PipelineContext {
     readonly connections: ConnectionStore | undefined,
     readonly settings: PipelineSettings,
     readonly log: Logger,
+    /** Where the connectors' module variables are read from (`PlatformRegistry.create`). */
+    readonly config?: Config,
   ) {}
 
   /** A logger for one run's work: every line names the run, its connection and platform. */
@@ -87,7 +89,7 @@ export class PipelineContext {
   }
 
   connectorOf(connection: ConnectionRecord, work: Work = 'bulk'): Connector {
-    return this.registry.create(connection, this.depsFor(connection, work));
+    return this.registry.create(connection, this.depsFor(connection, work), this.config);
   }
 
   async connectorFor(platform: string, connectionId?: string, work: Work = 'bulk'): Promise<Connector> {

@@ -13,6 +13,7 @@ import {
   describeRedisTarget,
   parseRedisUrl,
   parseScope,
+  type Config,
   type ConnectionStore,
   type Connector,
   type ContactEvent,
@@ -63,7 +64,10 @@ export interface SyncPipelineOptions {
   /** Engine requests per second across every worker (the plan's rate), and at most this many at once. */
   engineRatePerSecond?: number;
   engineMaxConcurrent?: number;
+  /** The platforms whose connectors runs use (default: the installed ones, core's `installedPlatforms`). */
   connectors?: ConnectorRegistry;
+  /** The process's configuration: each platform's connector is given its module's variables from it (defaults without). */
+  config?: Config;
   /** Stored platform connections (required for runs with a connectionId). */
   connections?: ConnectionStore;
   /** HUB_SECRET_KEY: without `connections`, connections are stored in this Redis, sealed with it. */
@@ -171,7 +175,7 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     const queueOpts = { connection: this.redis, prefix: this.keys.queuePrefix };
     this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
-    const ctx = new PipelineContext(this.redis, this.keys, this.store, this.cache, { bulk: this.limiters, interactive: interactiveLimiters }, new FairLanes(this.redis, this.keys), this.queues, registry, this.connections, settings, this.log);
+    const ctx = new PipelineContext(this.redis, this.keys, this.store, this.cache, { bulk: this.limiters, interactive: interactiveLimiters }, new FairLanes(this.redis, this.keys), this.queues, registry, this.connections, settings, this.log, options.config);
     this.ctx = ctx;
     const pauses = new RunPauses(ctx, (connectionId) =>
       this.connections ? disconnectUninstalled(connectionId, { connections: this.connections, runs: this, schedules: this.schedules, logger: this.log }) : Promise.resolve(),

@@ -47,7 +47,7 @@ export function platformPipeline(name: string, connectors: Record<string, Connec
   const registry = new ConnectorRegistry();
   for (const [platform, source] of Object.entries(connectors)) {
     if (typeof source === 'function') registry.register(platform, source);
-    else registry.registerModule(source);
+    else registry.register(source);
   }
   return new SyncPipeline({
     redisUrl: process.env.REDIS_URL,

@@ -8,7 +8,8 @@ export interface OAuthStart {
   platform: string;
   /** The exact redirect URI sent to the platform: the token exchange must repeat it. */
   redirectUri: string;
-  listId?: string;
+  /** The platform's `choice` key fields picked before signing in (`PlatformSetup.oauth.exchange`). */
+  choices?: Record<string, string>;
 }
 
 /**

@@ -35,7 +35,7 @@ const setup: CliCommand = {
       const record = await privateAppConnection({ accessToken: env.HUBSPOT_ACCESS_TOKEN, apiBase: env.HUBSPOT_API_BASE });
       console.log(`HubSpot portal ${String(record.settings?.portalId)}`);
       // Standalone: an in-process limiter, nothing to save.
-      report = await new HubSpotConnector(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined }, { env: process.env }).ensureSchema();
+      report = await new HubSpotConnector(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async () => undefined }, { env }).ensureSchema();
     }
     printSchemaReport(report);
     return report.problems.length ? EXIT_FAILED : undefined;

@@ -14,7 +14,7 @@ export interface HubSpotConnectorOptions {
   /** The public app's credentials, for refreshing OAuth tokens (default HUBSPOT_CLIENT_ID / HUBSPOT_CLIENT_SECRET). */
   clientId?: string;
   clientSecret?: string;
-  /** Where HUBSPOT_API_BASE etc. are read from (default process.env). */
+  /** HUBSPOT_API_BASE, HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET (default: the module's environment the host hands the factory). */
   env?: Record<string, string | undefined>;
   /** Retry tuning (tests shorten the waits). */
   retry?: Pick<RunnerOptions, 'maxAttempts' | 'maxRateWaits' | 'backoff' | 'sleep'>;
@@ -36,10 +36,11 @@ export class HubSpotConnector implements Connector {
   private refreshing?: Promise<void>;
   private dailyRemaining?: number;
   private readonly now: () => number;
+  private readonly env: NonNullable<HubSpotConnectorOptions['env']>;
 
   constructor(connection: ConnectionRecord, private readonly deps: ConnectorDeps, private readonly options: HubSpotConnectorOptions = {}) {
-    const env = options.env ?? process.env;
-    const resolved = resolveConnection(connection, env);
+    this.env = options.env ?? (deps.environment as HubSpotConnectorOptions['env']) ?? {};
+    const resolved = resolveConnection(connection, this.env);
     this.settings = resolved.settings;
     this.credentials = resolved.credentials;
     this.now = options.now ?? Date.now;
@@ -133,9 +134,8 @@ export class HubSpotConnector implements Connector {
   /** One refresh at a time per connector; the new tokens are saved so every worker uses them. */
   private refresh(): Promise<void> {
     this.refreshing ??= (async () => {
-      const env = this.options.env ?? process.env;
-      const clientId = this.options.clientId ?? env.HUBSPOT_CLIENT_ID;
-      const clientSecret = this.options.clientSecret ?? env.HUBSPOT_CLIENT_SECRET;
+      const clientId = this.options.clientId ?? this.env.HUBSPOT_CLIENT_ID;
+      const clientSecret = this.options.clientSecret ?? this.env.HUBSPOT_CLIENT_SECRET;
       if (!clientId || !clientSecret) throw new ConfigError(clientId ? 'HUBSPOT_CLIENT_SECRET' : 'HUBSPOT_CLIENT_ID', 'is needed to refresh the OAuth token of this HubSpot connection');
       const refreshed = await refreshHubSpotToken({ clientId, clientSecret, refreshToken: this.credentials.refreshToken!, apiBase: this.settings.apiBase, now: this.now });
       this.credentials = refreshed;
@@ -148,7 +148,7 @@ export class HubSpotConnector implements Connector {
   }
 }
 
-/** Builds a factory with explicit app credentials (tests, embedding); `hubspotConnectorFactory` reads them from the environment. */
+/** Builds a factory with explicit app credentials (tests, embedding); `hubspotConnectorFactory` takes them from the module's environment. */
 export function createHubSpotConnectorFactory(options: HubSpotConnectorOptions = {}): ConnectorFactory {
   return Object.assign((connection: ConnectionRecord, deps: ConnectorDeps) => new HubSpotConnector(connection, deps, options), { checkScope: checkHubSpotScope });
 }

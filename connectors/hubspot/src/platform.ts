@@ -1,6 +1,5 @@
 import { definePlatform, type WebhookReceiver } from '@verify-hub/core';
 import { hubspotEnvironment } from './environment';
-import { DEFAULT_HUBSPOT_PROPERTY_NAMES, toHubSpotProperties } from './property-mapping';
 import { cardRoute, cardVerdicts } from './card';
 import { hubspotCommands } from './commands';
 import { journalTask } from './journal-task';
@@ -29,7 +28,6 @@ export const hubspotPlatform = definePlatform({
   label: 'HubSpot',
   connector: hubspotConnectorFactory,
   settings: HubSpotSettingsSchema,
-  writeback: { defaultNames: DEFAULT_HUBSPOT_PROPERTY_NAMES, values: (verification) => toHubSpotProperties(verification) },
   card: {
     description: 'CRM contacts: verification results as contact properties',
     scopes: [

@@ -58,7 +58,7 @@ function zodProblem(field: string, error: z.ZodError): InputError {
 }
 
 /** Validates a stored connection: a clear error naming the field, never echoing a token. */
-export function resolveConnection(connection: ConnectionRecord, env: { HUBSPOT_API_BASE?: string } = process.env): { credentials: HubSpotCredentials; settings: ResolvedSettings } {
+export function resolveConnection(connection: ConnectionRecord, env: { HUBSPOT_API_BASE?: string } = {}): { credentials: HubSpotCredentials; settings: ResolvedSettings } {
   const creds = HubSpotCredentialsSchema.safeParse(connection.credentials ?? {});
   if (!creds.success) throw zodProblem('credentials', creds.error);
   const parsed = HubSpotSettingsSchema.safeParse(connection.settings ?? {});

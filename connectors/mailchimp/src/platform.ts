@@ -1,6 +1,5 @@
 import { InputError, definePlatform, type Config, type ConnectionStore, type PlatformSetup, type WebhookReceiver } from '@verify-hub/core';
 import { mailchimpEnvironment } from './environment';
-import { DEFAULT_MAILCHIMP_NAMES, toMailchimpMergeFields } from './merge-field-mapping';
 import { mailchimpCommands } from './commands';
 import { MailchimpSettingsSchema } from './connection-settings';
 import { mailchimpConnectorFactory } from './connector';
@@ -90,7 +89,6 @@ export const mailchimpPlatform = definePlatform({
   label: 'Mailchimp',
   connector: mailchimpConnectorFactory,
   settings: MailchimpSettingsSchema,
-  writeback: { defaultNames: DEFAULT_MAILCHIMP_NAMES, values: (verification) => toMailchimpMergeFields(verification) },
   card: {
     description: 'Audience members: verification results as merge fields and tags',
     scopes: [

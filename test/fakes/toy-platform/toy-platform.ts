@@ -12,7 +12,7 @@ import {
   type PlatformSetup,
   type WebhookReceiver,
 } from '@verify-hub/core';
-import { TOY_FIELD_NAMES, ToyConnector, checkToyScope, toyCall, toyFields } from './toy-connector';
+import { ToyConnector, checkToyScope, toyCall } from './toy-connector';
 
 /**
  * A throwaway platform, registered only through the platform module contract (docs/adding-a-platform.md):
@@ -23,10 +23,8 @@ export const toyState = { tasksRunning: 0, commandRuns: [] as string[][] };
 
 const ToySettings = z.strictObject({ baseUrl: z.url(), account: z.string().min(1) });
 
-const toyConnectorFactory: ConnectorFactory = Object.assign((connection: Parameters<ConnectorFactory>[0], deps: Parameters<ConnectorFactory>[1]) => {
-  ToySettings.parse(connection.settings);
-  return new ToyConnector(connection, deps);
-}, { checkScope: checkToyScope });
+// The host validates the connection's settings against ToySettings before building the connector.
+const toyConnectorFactory: ConnectorFactory = Object.assign((connection: Parameters<ConnectorFactory>[0], deps: Parameters<ConnectorFactory>[1]) => new ToyConnector(connection, deps), { checkScope: checkToyScope });
 
 function toySetup(): PlatformSetup {
   return {
@@ -91,7 +89,6 @@ export const toyPlatform = definePlatform({
   label: 'Toy CRM',
   connector: toyConnectorFactory,
   settings: ToySettings,
-  writeback: { defaultNames: TOY_FIELD_NAMES, values: (verification) => toyFields(verification) },
   card: { description: 'A throwaway platform for tests', scopes: [{ scope: 'all', label: 'All contacts' }], defaultScope: 'all' },
   reconnectAdvice: 'reconnect Toy CRM (Connections in the dashboard)',
   setup: () => toySetup(),

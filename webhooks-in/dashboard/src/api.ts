@@ -180,9 +180,10 @@ export const listKeyFieldChoices = (platform: string, field: string, body: Recor
 export const ensureSchema = (id: string) => request<SchemaReport>('POST', path`/api/connections/${id}/ensure-schema`);
 
 /** The OAuth start: a plain link, so the browser follows the hub's redirect to the platform. */
-export function oauthStartUrl(platform: string, listId?: string): string {
+export function oauthStartUrl(platform: string, choices: Record<string, string> = {}): string {
   const base = path`/api/oauth/${platform}/start`;
-  return listId ? `${base}?listId=${encodeURIComponent(listId)}` : base;
+  const query = new URLSearchParams(choices).toString();
+  return query ? `${base}?${query}` : base;
 }
 
 // ---------------------------------------------------------------- schedules

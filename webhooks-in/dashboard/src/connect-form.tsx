@@ -27,8 +27,9 @@ export function ConnectForm({
   const headingId = `connect-${platform}-heading`;
   const errorId = `connect-${platform}-error`;
   const hasLabelField = info.keyFields.some((field) => field.name === 'label');
-  // The hub's OAuth start takes the list a sign-in is for (`listId`), when the platform's form asks for one.
-  const listField = info.keyFields.find((field) => field.name === 'listId');
+  // The hub's OAuth start takes what the form's `choice` fields picked (the list a sign-in is for), when it has them.
+  const choiceFields = info.keyFields.filter((field) => field.choice);
+  const picked = Object.fromEntries(choiceFields.map((field) => [field.name, values[field.name]?.trim() ?? '']).filter(([, value]) => value));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -100,11 +101,11 @@ export function ConnectForm({
       {info.oauth && (
         <>
           <p>
-            <a class="button" href={oauthStartUrl(platform, listField ? values.listId?.trim() : undefined)}>
+            <a class="button" href={oauthStartUrl(platform, picked)}>
               Sign in with {name}
             </a>
           </p>
-          {listField && <p class="muted small">Fill in the {listField.label} below first to sign in for it.</p>}
+          {choiceFields.length > 0 && <p class="muted small">Fill in the {choiceFields.map((field) => field.label).join(' and ')} below first to sign in for it.</p>}
           {info.keyFields.length > 0 && <p class="muted">Or paste a key:</p>}
         </>
       )}

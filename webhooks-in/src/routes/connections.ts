@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { EngineAuthError, InputError, PlatformUnreachableError, VerifyHubError, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
+import { InputError, PlatformUnreachableError, VerifyHubError, credentialsRefused, type ConnectionRecord, type ConnectionStore, type Logger } from '@verify-hub/core';
 import { disconnectConnection, type ConnectionOperations, type RunService, type ScheduleService } from '@verify-hub/sync-jobs';
 import { HttpError } from '../http-errors';
 import { parseInput } from '../validate';
@@ -39,7 +39,11 @@ function platformParams(options: Pick<ConnectionRoutesOptions, 'platforms' | 'ca
   return z.object({ platform: z.string().refine((id) => ids.includes(id), `must be one of: ${ids.join(', ') || '(no platform is registered)'}`) });
 }
 const ConnectionIdParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a connection id') });
-const OAuthStartQuery = z.strictObject({ listId: z.string().regex(/^[A-Za-z0-9]{1,100}$/, 'must be an audience id (letters and digits)').optional() });
+/** A sign-in's start takes the values of the platform's `choice` key fields picked before it (the list it is for), by field name. */
+function oauthStartQuery(setup: PlatformSetup) {
+  const choice = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be an id (letters, digits, dot, dash, underscore)').optional();
+  return z.strictObject(Object.fromEntries(setup.keyFields.filter((field) => field.choice).map((field) => [field.name, choice])));
+}
 /** How many recent runs are read to find each connection's latest. */
 const RECENT_RUNS = 500;
 
@@ -67,7 +71,7 @@ function parseKeyBody(setup: PlatformSetup, body: unknown): Record<string, strin
  */
 function platformFailure(error: unknown, name: string, secretField?: string): unknown {
   if (error instanceof HttpError || error instanceof InputError || error instanceof PlatformRejectedError || error instanceof PlatformUnreachableError) return error;
-  if (error instanceof EngineAuthError || (error instanceof VerifyHubError && (error.status === 401 || error.status === 403))) {
+  if (credentialsRefused(error)) {
     const message = secretField ? `${secretField}: ${name} refused it` : `${name} refused the stored credentials: connect it again`;
     return new HttpError(400, 'PLATFORM_REJECTED', message, secretField);
   }
@@ -105,15 +109,16 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     if (!setup) throw new HttpError(404, 'NOT_CONFIGURED', `${nameOf(platform)} connections are not configured in this deployment`);
     return setup;
   };
+  // Sources that are not connections (uploads, stored as connections of their platform) are not listed or changed here.
+  const notConnectable = new Set(options.catalog.filter((entry) => !entry.connectable).map((entry) => entry.id));
   const existing = async (id: string): Promise<ConnectionRecord> => {
     const record = await store().get(id);
-    // Uploads are stored as `file-<id>` connections: they are not platform connections.
-    if (!record || record.platform === 'file') throw new HttpError(404, 'NOT_FOUND', `connection ${id} not found`);
+    if (!record || notConnectable.has(record.platform)) throw new HttpError(404, 'NOT_FOUND', `connection ${id} not found`);
     return record;
   };
 
   router.get('/connections', async (_req, res) => {
-    const records = (await store().list()).filter((r) => r.platform !== 'file');
+    const records = (await store().list()).filter((r) => !notConnectable.has(r.platform));
     const latest = latestRunByConnection(await options.runs.list({ limit: RECENT_RUNS }));
     const platforms: Record<string, ReturnType<typeof platformInfo>> = {};
     for (const [name, setup] of Object.entries(options.platforms)) if (setup) platforms[name] = platformInfo(setup);
@@ -141,7 +146,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     res.status(201).location(`/api/connections`).json(body);
   });
 
-  // The options of a `choice` key field (Mailchimp's audiences), from the other fields in the body: a key never goes in a URL.
+  // The options of a `choice` key field (an account's lists), from the other fields in the body: a key never goes in a URL.
   router.post('/platforms/:platform/choices/:field', async (req, res) => {
     const { platform } = parseInput(PlatformParams, req.params, 'params');
     const setup = setupOf(platform);
@@ -162,7 +167,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     res.json(await disconnectConnection(id, { connections: store(), runs: options.runs, schedules: options.schedules, operations: options.operations, logger: options.logger }));
   });
 
-  // Mailchimp's webhook address holds a secret and is shown once: this hands out a new one (the old stops working).
+  // A pasted-in webhook address holds a secret and is shown once: this hands out a new one (the old stops working).
   router.post('/connections/:id/webhook-url', async (req, res) => {
     const { id } = parseInput(ConnectionIdParams, req.params, 'params');
     const record = await existing(id);
@@ -189,13 +194,13 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
 
   router.get('/oauth/:platform/start', async (req, res) => {
     const { platform } = parseInput(PlatformParams, req.params, 'params');
-    const { listId } = parseInput(OAuthStartQuery, req.query, 'query');
-    const oauth = options.platforms[platform]?.oauth;
-    if (!oauth) throw new HttpError(404, 'NOT_CONFIGURED', `${nameOf(platform)} sign-in is not configured: set the app's client id and secret, or connect with a key`);
+    const setup = options.platforms[platform];
+    if (!setup?.oauth) throw new HttpError(404, 'NOT_CONFIGURED', `${nameOf(platform)} sign-in is not configured: set the app's client id and secret, or connect with a key`);
+    const choices = parseInput(oauthStartQuery(setup), req.query, 'query') as Record<string, string | undefined>;
     store();
     const redirectUri = redirectUriFor(req, options.publicUrl, platform);
-    const state = await options.states.create({ platform, redirectUri, listId });
-    res.redirect(302, oauth.authorizeUrl(state, redirectUri));
+    const state = await options.states.create({ platform, redirectUri, choices: Object.fromEntries(Object.entries(choices).filter((entry): entry is [string, string] => entry[1] !== undefined)) });
+    res.redirect(302, setup.oauth.authorizeUrl(state, redirectUri));
   });
 
   return router;
@@ -223,12 +228,12 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
     const oauth = Object.hasOwn(options.platforms, platform) ? options.platforms[platform]?.oauth : undefined;
     if (!oauth || !options.connections) return res.redirect(302, back({ error: `${name} sign-in is not configured` }));
     try {
-      const record = await oauth.exchange(code, start.redirectUri, { listId: start.listId });
+      const record = await oauth.exchange(code, start.redirectUri, start.choices ?? {});
       await options.connections.save(record);
       const { webhook } = await registerConnectionWebhook(options.platforms[platform], record, new URL(start.redirectUri).origin, options.logger, options.connections);
       res.redirect(302, back({ connected: record.id, ...(webhook ? { webhook: webhook.registered ? 'registered' : (webhook.problem ?? 'not registered') } : {}) }));
     } catch (error) {
-      const refused = error instanceof EngineAuthError || error instanceof PlatformRejectedError || (error instanceof VerifyHubError && (error.status === 400 || error.status === 401 || error.status === 403));
+      const refused = credentialsRefused(error);
       if (!refused) options.logger.error({ err: error, platform }, 'OAuth callback failed');
       const words = refused ? `${name} refused the sign-in: start again` : error instanceof PlatformUnreachableError ? error.message : `Could not connect ${name}: try again later`;
       res.redirect(302, back({ error: words }));
