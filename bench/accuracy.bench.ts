@@ -5,6 +5,9 @@
  * 1. Accuracy: a confusion matrix of expected vs given risk over every labelled case, and the acceptance
  *    counts (existing mailboxes called invalid, policy blocks not unknown, provider "user unknown" forms
  *    not invalid).
+ * 1b. The corpus of real replies (engine/test-data/smtp-replies.json): each reply answered by a loopback
+ *    MX at its stage; the confusion matrix, verdicts per label, the issue's acceptance figures, and the
+ *    corpus size per label and per source.
  * 2. Latency, one address at a time over the same cases: p50/p95, and SMTP sessions per address. The
  *    baseline, measured in the same run, is a minimal client doing one bare conversation (connect,
  *    greeting, EHLO, MAIL, RCPT, QUIT) with the same peer: what the round trips alone cost.
@@ -15,7 +18,7 @@
 import { connect as netConnect } from 'node:net';
 import { LocalEngine, type LocalEngineOptions } from '@verify-hub/engine';
 import type { Risk } from '@verify-hub/core';
-import { startLabWorld, type LabWorld } from '../test/fakes/mail-peers';
+import { loadCorpus, startCorpusWorld, startLabWorld, type CorpusReply, type LabWorld } from '../test/fakes/mail-peers';
 
 const REPLY_DELAY_MS = 50;
 const RISKS: Risk[] = ['safe', 'risky', 'invalid', 'unknown'];
@@ -85,6 +88,8 @@ async function main(): Promise<void> {
     console.log(`existing mailboxes called invalid: ${existingInvalid.length}; policy blocks not unknown: ${policyNotUnknown.length}/${lab.cases.filter((c) => c.policyBlock).length}; provider "user unknown" forms not invalid: ${unknownUserNotInvalid.length}/${lab.cases.filter((c) => c.userUnknownOf && c.userUnknownOf !== 'any').length}`);
     for (const c of lab.cases.filter((x) => x.expected !== verdicts.get(x.address))) console.log(`  differs: ${c.address} (${c.behaviour}): expected ${c.expected}, given ${verdicts.get(c.address)}`);
 
+    await corpusAccuracy();
+
     // 2. Latency, one at a time (fresh engine: cold caches), against bare conversations.
     const baseline: number[] = [];
     for (let i = 0; i < 20; i++) baseline.push(await bareConversation(lab.smtpPort));
@@ -138,6 +143,42 @@ async function main(): Promise<void> {
   } finally {
     await lab.stop();
   }
+}
+
+/** 1b. Every real reply of the corpus through a loopback MX and the engine, 8 at a time. */
+async function corpusAccuracy(): Promise<void> {
+  const corpus = loadCorpus();
+  const world = await startCorpusWorld(corpus);
+  const engine = new LocalEngine({ dnsServers: [world.dnsServer], smtpPort: world.smtpPort, allowPrivateMx: true, heloName: 'verifier.acme-tools.com', mailFrom: 'probe@verifier.acme-tools.com', dnsblZones: [], smtpCommandTimeoutMs: 5000, smtpBudgetMs: 10_000 });
+  const given = new Map<string, Risk>();
+  try {
+    const queue = [...corpus];
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (let e = queue.shift(); e; e = queue.shift()) given.set(e.id, (await engine.verify(world.addressOf.get(e.id)!)).risk);
+    }));
+  } finally {
+    await engine.close();
+    await world.stop();
+  }
+  const count = (rows: CorpusReply[], risk: Risk) => rows.filter((e) => given.get(e.id) === risk).length;
+  console.log(`\n-- the corpus: ${corpus.length} real replies (engine/test-data), each answered by a loopback MX at its stage`);
+  printMatrix(corpus.map((e) => ({ expected: e.expected, given: given.get(e.id)! })));
+  console.log(`${'label (count)'.padEnd(24)}${RISKS.map((r) => r.padStart(9)).join('')}`);
+  for (const label of [...new Set(corpus.map((e) => e.label))].sort()) {
+    const rows = corpus.filter((e) => e.label === label);
+    console.log(`${`${label} (${rows.length})`.padEnd(24)}${RISKS.map((r) => String(count(rows, r)).padStart(9)).join('')}`);
+  }
+  const existing = corpus.filter((e) => ['exists', 'full', 'rate_limited', 'greylisted', 'policy'].includes(e.label));
+  const missing = corpus.filter((e) => e.label === 'missing');
+  const temporary = corpus.filter((e) => e.reply.startsWith('4') && e.label !== 'full');
+  console.log(`existing, full, rate-limited or policy-blocked called invalid: ${count(existing, 'invalid')}/${existing.length}; missing (5xx) called invalid: ${count(missing, 'invalid')}/${missing.length} (${((count(missing, 'invalid') / missing.length) * 100).toFixed(1)}%); temporary (4xx, not full) unknown: ${count(temporary, 'unknown')}/${temporary.length}`);
+  const bySource = new Map<string, number>();
+  for (const e of corpus) {
+    const source = String(e.source.repo ?? 'published documentation and bounce reports (quoted)');
+    bySource.set(source, (bySource.get(source) ?? 0) + 1);
+  }
+  console.log(`per source: ${[...bySource].map(([s, n]) => `${s} ${n}`).join(', ')}`);
+  for (const e of corpus.filter((x) => x.expected !== given.get(x.id))) console.log(`  differs: ${e.label} [${e.stage}] ${e.reply.slice(0, 100)}: expected ${e.expected}, given ${given.get(e.id)}`);
 }
 
 main().catch((error: unknown) => {

@@ -97,3 +97,12 @@ describe('security gateways and hosted filters (GATEWAY_CODES)', () => {
     for (const row of GATEWAY_CODES) expect(row.documentation.length).toBeGreaterThan(10);
   });
 });
+
+describe('replies not in the corpus (answers after DATA in the same collections, replayed at RCPT)', () => {
+  it.each([
+    ['554 Rcpt <recipient@example.net> does not exist', 'mailbox_not_found'],
+    ['550 Requested action not taken: mailbox unavailable', 'ambiguous'],
+  ] as const)('%s -> %s', (reply, expected) => {
+    expect(classifyReply(parseReply([reply]))).toBe(expected);
+  });
+});
