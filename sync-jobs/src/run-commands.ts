@@ -93,7 +93,13 @@ export class RunCommands {
     if (max !== undefined && (!Number.isInteger(max) || max < 0)) throw new InputError('options.maxCredits', 'must be a whole number >= 0');
     const total = request.expectedTotal;
     if (total !== undefined && (!Number.isInteger(total) || total < 0)) throw new InputError('expectedTotal', 'must be a whole number >= 0');
-    if (request.connectionId && !(await this.ctx.connectionStore().get(request.connectionId))) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
+    if (request.connectionId) {
+      const connection = await this.ctx.connectionStore().get(request.connectionId);
+      if (!connection) throw new InputError('connectionId', `no stored connection "${request.connectionId}"`);
+      // A run reads its connection with the platform's connector: a connection of another platform (an
+      // upload's, which starts only from its upload) is never run under a name it does not have.
+      if (connection.platform !== request.platform) throw new InputError('connectionId', `connection "${request.connectionId}" belongs to ${connection.platform}, not ${request.platform}`);
+    }
     await this.checkScope(request);
   }
 
