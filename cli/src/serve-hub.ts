@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { SecretBox, createLogger, pricingFromConfig, type ActionReceiver, type Config, type Logger, type Verifier } from '@verify-hub/core';
+import { ConfigError, SecretBox, createLogger, pricingFromConfig, type ActionReceiver, type Config, type Logger, type Verifier } from '@verify-hub/core';
 import type * as Mcp from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
-import { createHubApp, startHubServer, type HubAppDeps, type HubServer } from '@verify-hub/webhooks-in';
+import { OutboundGuard, createHubApp, startHubServer, type HubAppDeps, type HubServer } from '@verify-hub/webhooks-in';
 import { actionCompletionsFor } from './action-completions-wiring';
 import { engineFromConfig } from './engine-from-config';
 import { engineKeysFromConfig } from './engine-keys-from-config';
@@ -38,6 +38,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   const logger = options.logger ?? createLogger({ name: 'hub', level: config.LOG_LEVEL });
   if (!config.HUB_ADMIN_TOKEN) logger.warn('HUB_ADMIN_TOKEN is not set: the admin API and queue UI answer 503');
   if (!config.HUB_SECRET_KEY) logger.warn('HUB_SECRET_KEY is not set: platform connections and file uploads are unavailable');
+  const outbound = outboundGuardFromConfig(config);
 
   // The same pipeline as `verify-hub worker` (prefix, connectors, engine, limits), so both share the queues.
   const { pipeline, verifier } = await pipelineFromConfig({ withEngine: options.workers !== false, config });
@@ -97,6 +98,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     engineKeys,
     publicUrl: config.HUB_PUBLIC_URL,
     trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
+    outbound,
     logger,
     keyPrefix: `${prefix}:hub:`,
     // BullMQ queue names may not hold ':'.
@@ -148,6 +150,15 @@ export function dashboardUrl(listening: string, publicUrl?: string): string {
   if (publicUrl) return publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`;
   const local = listening.replace(/^http:\/\/(?:0\.0\.0\.0|::|\[::\]|127\.0\.0\.1|::1|\[::1\])(?=:\d+$)/, 'http://localhost');
   return `${local}/`;
+}
+
+/** HUB_OUTBOUND_ALLOW: internal hosts completion hooks may reach (names, addresses, CIDRs); a bad entry stops start-up. */
+function outboundGuardFromConfig(config: Config): OutboundGuard {
+  try {
+    return new OutboundGuard({ allow: config.HUB_OUTBOUND_ALLOW });
+  } catch (error) {
+    throw new ConfigError('HUB_OUTBOUND_ALLOW', (error as Error).message);
+  }
 }
 
 /** HUB_TRUST_PROXY: `true`/`false`, a hop count, or addresses/CIDRs (Express's `trust proxy`). */

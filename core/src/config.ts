@@ -48,6 +48,8 @@ export const ConfigSchema = z.strictObject({
   HUB_HOST: z.string().min(1).default('0.0.0.0'),
   HUB_PUBLIC_URL: configUrl(['http:', 'https:']).optional(),
   HUB_TRUST_PROXY: z.string().min(1).optional(),
+  /** Internal hosts completion hooks may reach (comma-separated names, addresses, CIDR ranges); checked when `serve` starts. */
+  HUB_OUTBOUND_ALLOW: z.string().min(1).optional(),
   HUB_UPLOAD_DIR: z.string().min(1).optional(),
   HUB_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /**

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { SecretBox, verifyHookSignature } from '@verify-hub/core';
+import { OutboundGuard } from '@verify-hub/webhooks-in';
 import { createHarness, bearer, type Harness } from './harness';
 import { until } from '../setup/until';
 
@@ -11,7 +12,7 @@ interface Received {
   body: string;
 }
 
-/** A loopback receiver that answers with the scripted statuses in turn (then 200). */
+/** A loopback receiver (allowed by the hub's outbound guard) that answers with the scripted statuses in turn (then 200). */
 async function receiver(statuses: number[] = []): Promise<{ url: string; received: Received[]; server: Server }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
@@ -42,6 +43,8 @@ describe('completion webhooks', () => {
     h = await createHarness({
       secretBox: new SecretBox('k'.repeat(40)),
       delivery: { queueName: `test-hook-deliveries-${randomUUID()}`, attempts: 4, backoffMs: 50, timeoutMs: 2000 },
+      // The receivers here listen on loopback: allowed the way an operator would (HUB_OUTBOUND_ALLOW).
+      outbound: new OutboundGuard({ allow: '127.0.0.1' }),
     });
   });
   afterAll(async () => {

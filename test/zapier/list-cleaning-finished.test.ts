@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createLogger, HOOK_SIGNATURE_TOLERANCE_SECONDS, signHookPayload } from '@verify-hub/core';
-import { createHubApp, type HubApp } from '@verify-hub/webhooks-in';
+import { OutboundGuard, createHubApp, type HubApp } from '@verify-hub/webhooks-in';
 import App from 'verify-hub-zapier';
 import { KEY, appError, appTester, rejection } from './helpers';
 import { StubRunService } from './stub-run-service';
@@ -75,6 +75,8 @@ describe('Zapier app: List Cleaning Finished (REST hook against the hub service)
       keyPrefix: prefix,
       logger: createLogger({ level: 'silent' }),
       delivery: { attempts: 2, backoffMs: 50, timeoutMs: 5000, queueName },
+      // The REST-hook receiver listens on loopback: allowed the way an operator would (HUB_OUTBOUND_ALLOW).
+      outbound: new OutboundGuard({ allow: '127.0.0.1' }),
     });
     hubServer = await new Promise<Server>((resolve) => {
       const s = hub.app.listen(0, '127.0.0.1', () => resolve(s));

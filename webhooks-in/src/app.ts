@@ -7,6 +7,7 @@ import { errorHandler, notFound, sendError } from './http-errors';
 import { HubMetrics } from './http-metrics';
 import { requestLog } from './request-log';
 import { CompletionHookDelivery, HookStore } from './completion-hooks';
+import { OutboundGuard } from './outbound-guard';
 import { WebhookIngest, ingestOptions } from './webhook-ingest';
 import { webhookRoutes } from './routes/webhooks';
 import { actionRoutes } from './routes/actions';
@@ -51,6 +52,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   const prefix = deps.keyPrefix ?? 'vh:hub:';
   const metrics = new HubMetrics();
   const hooks = new HookStore(deps.redis, prefix, deps.secretBox);
+  const outbound = deps.outbound ?? new OutboundGuard();
   const delivery =
     deps.delivery?.enabled === false
       ? undefined
@@ -65,6 +67,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
           },
           metrics,
           logger,
+          outbound,
         );
   delivery?.listen(deps.runs);
   const ingest = new WebhookIngest(deps.redis, deps.runs, ingestOptions(deps.ingest), metrics, logger);
@@ -119,7 +122,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(express.json({ limit: '1mb' }));
   api.use(runRoutes(deps.runs, { pricing: deps.pricing }));
   api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, abandonedAfterMs: deps.upload?.abandonedAfterMs, retentionMs: deps.upload?.retentionMs, connections: deps.connections, operations: deps.operations, pricing: deps.pricing, logger }));
-  api.use(hookRoutes(hooks));
+  api.use(hookRoutes(hooks, outbound));
   api.use(connectionRoutes(connectionOptions));
   api.use(platformListRoutes({ catalog: connectionOptions.catalog, platforms: connectionOptions.platforms, webhooks: deps.webhooks ?? {} }));
   api.use(scheduleRoutes(deps.schedules));

@@ -5,6 +5,7 @@ import { HOOK_SIGNATURE_HEADER, signHookPayload, type Logger, type SecretBox } f
 import { queuePrefix, type RunRecord, type RunService } from '@verify-hub/sync-jobs';
 import type { HubMetrics } from './http-metrics';
 import { runView } from './run-view';
+import { OutboundAddressError, type OutboundGuard } from './outbound-guard';
 
 export type HookEventName = 'run.completed' | 'run.failed' | 'run.cancelled';
 export const HOOK_EVENTS: HookEventName[] = ['run.completed', 'run.failed', 'run.cancelled'];
@@ -104,6 +105,7 @@ export class CompletionHookDelivery {
     private readonly options: DeliveryOptions,
     private readonly metrics: HubMetrics,
     private readonly logger: Logger,
+    private readonly outbound: OutboundGuard,
   ) {
     const queueConnection = redis.duplicate();
     const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
@@ -155,22 +157,28 @@ export class CompletionHookDelivery {
     const hook = await this.store.withSecret(job.data.hookId);
     if (!hook) return; // unsubscribed since: nothing to send
     const body = JSON.stringify({ id: job.data.deliveryId, event: job.data.event, createdAt: new Date().toISOString(), run: job.data.run });
-    const response = await fetch(hook.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'verify-hub-webhooks/0.1',
-        'x-verifyhub-event': job.data.event,
-        'x-verifyhub-delivery': job.data.deliveryId,
-        [HOOK_SIGNATURE_HEADER]: signHookPayload(hook.secret, body),
-      },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.options.timeoutMs),
-    }).catch((error: unknown) => {
+    let response: { status: number };
+    try {
+      // The address is judged again on the one dialled (DNS may answer otherwise than at registration); no redirect is followed.
+      response = await this.outbound.post(hook.url, {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'verify-hub-webhooks/0.1',
+          'x-verifyhub-event': job.data.event,
+          'x-verifyhub-delivery': job.data.deliveryId,
+          [HOOK_SIGNATURE_HEADER]: signHookPayload(hook.secret, body),
+        },
+        body,
+        timeoutMs: this.options.timeoutMs,
+      });
+    } catch (error) {
+      // Nothing was sent; another attempt would be refused the same way.
+      if (error instanceof OutboundAddressError) {
+        this.logger.warn({ hookId: hook.id, reason: error.message }, 'completion webhook refused: its address is not on the public internet');
+        throw new UnrecoverableError(error.message);
+      }
       throw new DeliveryFailed(`request failed (${(error as Error).name})`);
-    });
-    await response.body?.cancel().catch(() => undefined);
+    }
     if (response.status === 410) {
       await this.store.remove(hook.id);
       this.logger.info({ hookId: hook.id }, 'completion webhook unsubscribed by its receiver (410)');

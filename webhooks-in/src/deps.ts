@@ -7,6 +7,7 @@ import type { ConnectionOperations, RunService, ScheduleService } from '@verify-
 import type { PlatformEntry, PlatformSetups } from './platform-setup';
 import type { McpSignInOptions } from './mcp-sign-in';
 import type { EngineKeysSetting } from './engine-keys';
+import type { OutboundGuard } from './outbound-guard';
 
 /**
  * What the hub service is built from. Everything is passed in, so tests hand it a fake RunService and
@@ -42,6 +43,11 @@ export interface HubAppDeps {
   keyPrefix?: string;
   /** Webhook ingest queue: its name, whether this process forwards it, retries (tests shorten them). */
   ingest?: { queueName?: string; worker?: boolean; concurrency?: number; eventsAtOnce?: number; attempts?: number; backoffMs?: number };
+  /**
+   * Where outbound requests a user's input aims (completion hooks) may go: the public internet, plus
+   * what HUB_OUTBOUND_ALLOW lists. Default: the public internet only.
+   */
+  outbound?: OutboundGuard;
   /** Completion-webhook delivery: attempts and backoff base (tests shorten it). */
   delivery?: { enabled?: boolean; attempts?: number; backoffMs?: number; timeoutMs?: number; queueName?: string };
   /** Where a file upload's settings (email column, rows to remove) are stored for the file connector. */

@@ -3,6 +3,7 @@ export * from './app';
 export * from './server';
 export * from './health-server';
 export * from './completion-hooks';
+export { OutboundAddressError, OutboundGuard, nonPublicRange, parseOutboundAllow, type OutboundGuardOptions } from './outbound-guard';
 export * from './http-errors';
 export { safeEqual } from './auth';
 export { WEBHOOK_BODY_LIMIT } from './routes/webhooks';
