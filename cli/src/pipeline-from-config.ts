@@ -13,5 +13,8 @@ export async function pipelineFromConfig(options: { withEngine?: boolean; config
   const config = options.config ?? loadHubConfig();
   const engine = options.withEngine ? engineFromConfig(config) : undefined;
   const pipeline = await readyPipeline(pipelineSettings(config, engine?.verifier));
+  // Re-checks may run in another worker process: the in-process engine keeps its temporary "user unknown"
+  // refusals in the pipeline's Redis, so the re-check hours later sees the first one.
+  engine?.local?.shareRefusals(pipeline.redis, `${config.VERIFY_HUB_REDIS_PREFIX}:engine:`);
   return { pipeline, config, engineLabel: engine?.label, verifier: engine?.verifier };
 }

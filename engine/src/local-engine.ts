@@ -28,6 +28,7 @@ import { HostLimiter } from './host-limiter';
 import { SharedHostLimiter, type HostSlots } from './shared-host-limiter';
 import { CatchAllCache } from './catch-all-cache';
 import { SmtpSessionPool } from './smtp-session-pool';
+import type { Cluster, Redis } from 'ioredis';
 import { TtlCache } from './ttl-cache';
 import { LocalRefusalMemory, RedisRefusalMemory, type RefusalMemory } from './refusal-memory';
 
@@ -67,7 +68,7 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   private readonly hostLimiter: HostSlots;
   private readonly catchAllCache: CatchAllCache;
   private readonly sessionPool: SmtpSessionPool;
-  private readonly refusals: RefusalMemory;
+  private refusals: RefusalMemory;
 
   constructor(options: LocalEngineOptions = {}) {
     super();
@@ -258,6 +259,15 @@ export class LocalEngine extends EventEmitter<LocalEngineEvents> implements Veri
   /** Ends the SMTP sessions kept open for the next address (idle ones never keep the process alive anyway). */
   async close(): Promise<void> {
     await this.sessionPool.close();
+  }
+
+  /**
+   * Remember temporary "user unknown" refusals in this Redis (under `prefix`), so that a re-check made by
+   * another process (a hub's worker) sees the first refusal. The caller owns the connection; once it is
+   * closed, refusals are simply not confirmed (the address stays unknown).
+   */
+  shareRefusals(redis: Redis | Cluster, prefix: string): void {
+    this.refusals = new RedisRefusalMemory(redis, prefix, this.options.userUnknownMemoryMs);
   }
 
   /**

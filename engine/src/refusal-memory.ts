@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * When each address was first refused with a temporary "user unknown" (a 4xx naming the recipient), so a
@@ -34,7 +34,7 @@ export class LocalRefusalMemory implements RefusalMemory {
 }
 
 export class RedisRefusalMemory implements RefusalMemory {
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly ttlMs: number) {}
+  constructor(private readonly redis: Redis | Cluster, private readonly prefix: string, private readonly ttlMs: number) {}
 
   async firstRefusal(address: string, now: number): Promise<number> {
     const key = this.key(address);

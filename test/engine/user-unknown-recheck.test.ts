@@ -47,7 +47,7 @@ describe('temporary "user unknown"', () => {
     await engine.close();
   });
 
-  it('is remembered in Redis across engine processes that share their limits there', async () => {
+  it('is remembered in Redis across engine processes (shared limits, or a Redis given by the hub)', async () => {
     const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
     const prefix = `test:uu:${process.pid}:${Date.now()}:`;
     try {
@@ -55,7 +55,9 @@ describe('temporary "user unknown"', () => {
       const one = engineFor(world, { sharedLimits: { redis, prefix }, now: () => new Date(start) });
       expect(await one.verify('shared@acme-mail.com')).toMatchObject({ reason: 'smtp_user_unknown_temporary' });
       await one.close();
-      const other = engineFor(world, { sharedLimits: { redis, prefix }, now: () => new Date(start + 2 * HOUR) });
+      // A hub's worker: an in-process engine without shared limits, given the pipeline's Redis (cli pipeline-from-config).
+      const other = engineFor(world, { now: () => new Date(start + 2 * HOUR) });
+      other.shareRefusals(redis, prefix);
       expect(await other.verify('shared@acme-mail.com')).toMatchObject({ risk: 'invalid', reason: 'mailbox_not_found' });
       await other.close();
     } finally {

@@ -51,6 +51,16 @@ describe('verdicts a marketer can trust', () => {
     }
   });
 
+  it('every verdict of a server that accepts every address says so in its reason, whatever else the address is', async () => {
+    // Role accounts, gibberish and trap-like names at a catch-all domain or an accept-all provider: the 250 proves nothing.
+    for (const address of ['info@catchall-corp.com', 'qwertyasdfg@catchall-corp.com', 'spamtrap@catchall-corp.com']) {
+      expect(await engineFor(world).verify(address)).toMatchObject({ reason: 'catch_all', checks: { catchAll: true } });
+    }
+    for (const address of ['info@yahoo-hosted.com', 'spamtrap@yahoo-hosted.com']) {
+      expect(await engineFor(world).verify(address)).toMatchObject({ reason: 'provider_accepts_all', checks: { catchAll: true } });
+    }
+  });
+
   it('a provider that accepts every RCPT: risky by default, unknown (not billed) when the operator says so; reason provider_accepts_all', async () => {
     const risky = await engineFor(world).verify('someone@yahoo-hosted.com');
     expect(risky).toMatchObject({ risk: 'risky', reason: 'provider_accepts_all', billable: true, checks: { smtp: null, catchAll: true } });
