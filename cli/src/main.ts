@@ -7,13 +7,14 @@ import * as disconnect from './commands/disconnect';
 import * as engine from './commands/engine';
 import * as mcp from './commands/mcp';
 import * as runs from './commands/runs';
+import * as secretKey from './commands/secret-key';
 import * as serve from './commands/serve';
 import * as sync from './commands/sync';
 import * as verify from './commands/verify';
 import * as worker from './commands/worker';
 
 /** The commands of verify-hub, in help order; a platform's own come from its module (platforms.ts). */
-const COMMANDS: { register: RegisterCommand }[] = [clean, disconnect, engine, mcp, runs, serve, sync, verify, worker];
+const COMMANDS: { register: RegisterCommand }[] = [clean, disconnect, engine, mcp, runs, secretKey, serve, sync, verify, worker];
 
 /** The CLI package's version (package.json is one folder up from both src/ and dist/). */
 export function cliVersion(): string {

@@ -9,6 +9,7 @@ import { engineKeysFromConfig } from './engine-keys-from-config';
 import { pipelineFromConfig } from './pipeline-from-config';
 import { pipelineHost } from './pipeline-host';
 import { hubPlatforms, platformContext, registeredPlatforms, startPlatformTasks } from './platforms';
+import { hubKeyPrefix } from './stored-connections';
 import { startForwarderThread, webhookIngestQueueName, type ForwarderThread } from './webhook-forwarding';
 
 export interface ServeOptions {
@@ -100,7 +101,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     trustProxy: trustProxySetting(config.HUB_TRUST_PROXY),
     outbound,
     logger,
-    keyPrefix: `${prefix}:hub:`,
+    keyPrefix: hubKeyPrefix(config),
     // BullMQ queue names may not hold ':'.
     delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
     // Accepted webhook events are forwarded on this event loop (taking turns with the acks), by the thread

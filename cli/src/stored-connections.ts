@@ -11,3 +11,8 @@ export function openConnectionStore(config: Config) {
   const keys = new Keys(config.VERIFY_HUB_REDIS_PREFIX, { cluster: redis.isCluster });
   return { redis, keys, store: new RedisConnectionStore(redis, keys, box) };
 }
+
+/** The hub's own keys (completion hooks, sessions, ...) under the pipeline's prefix: `verify-hub serve` and `secret-key rotate`. */
+export function hubKeyPrefix(config: Config): string {
+  return `${config.VERIFY_HUB_REDIS_PREFIX}:hub:`;
+}

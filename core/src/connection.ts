@@ -134,4 +134,21 @@ export class SecretBox {
       throw new InputError('credentials', 'cannot be opened with HUB_SECRET_KEY (wrong key or tampered)');
     }
   }
+
+  /**
+   * `sealed` sealed again under `next` (a HUB_SECRET_KEY rotation): `undefined` when `next` already
+   * opens it (rotated by an earlier, interrupted run); an InputError when neither key opens it.
+   */
+  resealFor(next: SecretBox, sealed: string): string | undefined {
+    try {
+      return next.seal(this.open(sealed));
+    } catch (error) {
+      try {
+        next.open(sealed);
+        return undefined;
+      } catch {
+        throw error;
+      }
+    }
+  }
 }

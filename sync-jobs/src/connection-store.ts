@@ -52,6 +52,31 @@ export class RedisConnectionStore implements ConnectionStore {
   }
 
   /**
+   * Seals every connection's credentials again under `next` (`verify-hub secret-key rotate`). Each is
+   * replaced only if unchanged since it was read (a token refreshed meanwhile is read again), so nothing
+   * is lost; one already sealed under `next` (an interrupted run) is left as it is.
+   */
+  async reseal(next: SecretBox): Promise<{ resealed: number; already: number }> {
+    const counts = { resealed: 0, already: 0 };
+    for (const id of await this.redis.smembers(this.keys.connectionIndex())) {
+      for (;;) {
+        const sealed = await this.redis.hget(this.keys.connection(id), 'credentials');
+        if (sealed === null) break; // deleted meanwhile
+        const again = this.box.resealFor(next, sealed);
+        if (again === undefined) {
+          counts.already++;
+          break;
+        }
+        if (await replaceHashFieldIfUnchanged(this.redis, this.keys.connection(id), 'credentials', sealed, again)) {
+          counts.resealed++;
+          break;
+        }
+      }
+    }
+    return counts;
+  }
+
+  /**
    * Replaces only the credentials (an OAuth refresh), keeping the rest of the record as it is now; a
    * connection deleted meanwhile stays deleted (no half record is left behind).
    */
@@ -63,4 +88,10 @@ export class RedisConnectionStore implements ConnectionStore {
       this.box.seal(JSON.stringify(credentials)),
     );
   }
+}
+
+/** Sets a hash field to `value` only while it still holds `expected` (one atomic step): true if set. */
+export async function replaceHashFieldIfUnchanged(redis: Redis, key: string, field: string, expected: string, value: string): Promise<boolean> {
+  const script = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
+  return (await redis.eval(script, 1, key, field, expected, value)) === 1;
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { HOOK_SIGNATURE_HEADER, signHookPayload, type Logger, type SecretBox } from '@verify-hub/core';
-import { queuePrefix, type RunRecord, type RunService } from '@verify-hub/sync-jobs';
+import { queuePrefix, replaceHashFieldIfUnchanged, type RunRecord, type RunService } from '@verify-hub/sync-jobs';
 import type { HubMetrics } from './http-metrics';
 import { runView } from './run-view';
 import { OutboundAddressError, type OutboundGuard } from './outbound-guard';
@@ -62,6 +62,26 @@ export class HookStore {
 
   async remove(id: string): Promise<boolean> {
     return (await this.redis.hdel(this.key, id)) === 1;
+  }
+
+  /**
+   * Seals every hook's secret under `next` (`verify-hub secret-key rotate`), including secrets stored
+   * in the clear before a key was set; each hook is replaced only if unchanged since it was read.
+   */
+  async reseal(next: SecretBox): Promise<{ resealed: number; already: number }> {
+    const counts = { resealed: 0, already: 0 };
+    for (const [id, json] of Object.entries(await this.redis.hgetall(this.key))) {
+      const stored = JSON.parse(json) as StoredHook;
+      if (stored.sealed && !this.box) throw new UnrecoverableError(`hook ${id}: its secret is sealed and HUB_SECRET_KEY is not set`);
+      const secret = stored.sealed ? this.box!.resealFor(next, stored.secret) : next.seal(stored.secret);
+      if (secret === undefined) {
+        counts.already++;
+        continue;
+      }
+      // Not replaced: the hook was removed meanwhile, so there is nothing to keep.
+      if (await replaceHashFieldIfUnchanged(this.redis, this.key, id, json, JSON.stringify({ ...stored, secret, sealed: true }))) counts.resealed++;
+    }
+    return counts;
   }
 }
 
