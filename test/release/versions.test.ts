@@ -48,3 +48,12 @@ describe('package versions', () => {
     expect(/^\[project\][\s\S]*?^version = "([^"]+)"$/m.exec(pyproject)?.[1]).toBe(python.version);
   });
 });
+
+test('the README links LICENSE, SECURITY.md and CONTRIBUTING.md, and they are there', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  for (const file of ['LICENSE', 'SECURITY.md', 'CONTRIBUTING.md']) {
+    expect(readme).toContain(`](${file})`);
+    expect(readFileSync(join(ROOT, file), 'utf8').length).toBeGreaterThan(500);
+  }
+  expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} verify-hub contributors\n/);
+});
