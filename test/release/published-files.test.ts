@@ -30,7 +30,8 @@ const EXTRA: Record<string, RegExp> = {
 };
 const ALWAYS = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 const CODE = /^dist\/.+\.(js|cjs|mjs|d\.ts|d\.cts|d\.mts)$/;
-const NEVER = /(\.map$|\.tsbuildinfo$|(^|\/)src\/|\.test\.|(^|\/)test\/|(^|\/)\.env|\.pem$|\.key$|secret)/i;
+// Key and credential files by their usual names (.env, .npmrc, *.pem, *.key, id_rsa, .zapierapprc, ...).
+const NEVER = /(\.map$|\.tsbuildinfo$|(^|\/)src\/|\.test\.|(^|\/)test\/|(^|\/)(\.env(\..*)?|\.npmrc|\.zapierapprc|id_[rd]sa.*|credentials\.json)$|\.(pem|key|p12|pfx)$)/i;
 
 function packedFiles(dir: string): string[] {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: join(ROOT, dir), encoding: 'utf8' });
