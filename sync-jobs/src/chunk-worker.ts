@@ -55,7 +55,7 @@ export class ChunkWorker {
             writeBegunBefore = await store.markWriteStarted(data.runId, data.pageIndex);
           },
         },
-        { connector, verifier, ...this.ctx.runCache(run), concurrency: settings.verifyConcurrency },
+        { connector, verifier, ...this.ctx.runCache(run), concurrency: settings.verifyConcurrency, writeBatchSize: this.ctx.registry.writeBatchSize(run.platform) },
       );
     } catch (error) {
       if (cap !== undefined) await store.releaseCredits(data.runId, data.pageIndex);

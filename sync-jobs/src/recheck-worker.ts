@@ -29,7 +29,7 @@ export class RecheckWorker {
     const outcome = await processChunk(
       // Unknown answers are never kept under an idempotency key, so a re-check under its run's scope asks afresh.
       { contacts, connectionId: data.connectionId, writeOptions: data.writeOptions, purchaseScope: data.runId ?? String(job.id), maxRateLimitWaitMs: 0, whenStopped: 'return', collectReport: Boolean(data.runId) },
-      { connector, verifier, ...cache, concurrency: settings.verifyConcurrency },
+      { connector, verifier, ...cache, concurrency: settings.verifyConcurrency, writeBatchSize: this.ctx.registry.writeBatchSize(data.platform) },
     );
     if (outcome.status === 'stopped') {
       const stop = outcome.stopped!;

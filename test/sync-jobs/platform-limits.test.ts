@@ -1,4 +1,4 @@
-import { AuthError, QuotaError, RateLimitError, type ContactResult, type RateLimitInfo, type Page, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { AuthError, QuotaError, RateLimitError, TransientError, type ContactResult, type RateLimitInfo, type Page, type Scope, type WriteOptions, type WriteReport } from '@verify-hub/core';
 import { FakeSource } from '../fakes/source';
 import { setup, waitForStatus } from './helpers';
 
@@ -19,10 +19,18 @@ class PlatformAuthError extends AuthError {
   }
 }
 
+class PlatformBusyError extends TransientError {
+  constructor(message: string) {
+    super(message, 'refusing');
+  }
+}
+
 /** A fake source whose platform refuses some calls, once each. */
 class RefusingSource extends FakeSource {
   refuseWriteNumber?: { at: number; error: () => Error };
   refusePullAt?: { cursor: string; error: () => Error };
+  /** How many contacts each write call was given. */
+  readonly writeSizes: number[] = [];
   private writes = 0;
 
   override async pull(scope: Scope, cursor?: string): Promise<Page> {
@@ -36,6 +44,7 @@ class RefusingSource extends FakeSource {
 
   override async write(results: ContactResult[], opts: WriteOptions): Promise<WriteReport> {
     this.writes++;
+    this.writeSizes.push(results.length);
     if (this.refuseWriteNumber && this.writes === this.refuseWriteNumber.at) {
       const error = this.refuseWriteNumber.error();
       this.refuseWriteNumber = undefined;
@@ -45,11 +54,11 @@ class RefusingSource extends FakeSource {
   }
 }
 
-async function setupRefusing() {
+async function setupRefusing(writeBatchSize?: number) {
   const t = await setup({ size: 600, pageSize: 100 }, {}, { chunkConcurrency: 1, verifyConcurrency: 5 });
   const source = new RefusingSource({ size: 600, pageSize: 100 });
   // The words for a refused token come from the platform's module, as registered with its connector.
-  t.registry.register('refusing', () => source, { reconnectAdvice: 'reconnect Refusing CRM (`verify-hub refusing connect`)' });
+  t.registry.register('refusing', () => source, { reconnectAdvice: 'reconnect Refusing CRM (`verify-hub refusing connect`)', writeBatchSize });
   return { ...t, source };
 }
 
@@ -86,6 +95,28 @@ describe('platform limits and auth thrown by a connector', () => {
       const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
       expect(done.status).toBe('completed');
       expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
+      expect(await t.pipeline.queues.chunks.getJobCounts('failed')).toEqual({ failed: 0 });
+    } finally {
+      await workers.close();
+      await t.done();
+    }
+  }, 60_000);
+
+  it("the host writes a page in the platform's batch size and tries a batch once more on its transient failure: the connector only sends", async () => {
+    const t = await setupRefusing(30);
+    t.source.refuseWriteNumber = { at: 2, error: () => new PlatformBusyError('Refusing CRM answered 503') };
+    const workers = t.pipeline.startWorkers();
+    try {
+      const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
+      expect(done.status).toBe('completed');
+      expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
+      // 100-contact pages in batches of at most 30 (30, 30, 30, 10 a page); the refused batch sent again once.
+      expect(Math.max(...t.source.writeSizes)).toBe(30);
+      expect(t.source.writeSizes.filter((size) => size === 10)).toHaveLength(6);
+      expect(t.source.writeSizes).toHaveLength(6 * 4 + 1);
+      expect([...t.source.writeCounts.values()].every((n) => n === 1)).toBe(true);
+      // Retried in the write layer: no chunk job failed for it.
       expect(await t.pipeline.queues.chunks.getJobCounts('failed')).toEqual({ failed: 0 });
     } finally {
       await workers.close();

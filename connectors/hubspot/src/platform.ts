@@ -4,6 +4,7 @@ import { cardRoute, cardVerdicts } from './card';
 import { hubspotCommands } from './commands';
 import { journalTask } from './journal-task';
 import { HubSpotConnector, hubspotConnectorFactory } from './connector';
+import { BATCH_MAX } from './pull';
 import { HubSpotSettingsSchema, hubspotConnectionId } from './settings';
 import { hubspotSetup } from './token-connection';
 import { parse as parseHubSpotWebhook } from './webhook';
@@ -28,6 +29,8 @@ export const hubspotPlatform = definePlatform({
   label: 'HubSpot',
   connector: hubspotConnectorFactory,
   settings: HubSpotSettingsSchema,
+  // Batch update takes at most 100 inputs a call: the pipeline writes a page in batches of it.
+  writeBatchSize: BATCH_MAX,
   card: {
     description: 'CRM contacts: verification results as contact properties',
     scopes: [
