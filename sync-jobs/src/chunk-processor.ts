@@ -104,8 +104,8 @@ export interface ChunkOutcome {
 /**
  * One page of contacts, start to finish: dedupe by normalised address, serve fresh results from the
  * cache, verify the rest (bounded concurrency, credit cap, shared limiter), write back through the
- * connector in one batch (the connector skips values that did not change), retry retryable write
- * failures, and count everything per contact. The queue's `chunk` job and the in-process executor
+ * connector in the platform's batches (the connector skips values that did not change; a batch is
+ * tried once more on a transient failure), and count everything per contact. The queue's `chunk` job and the in-process executor
  * of `clean` both call this one function.
  */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
