@@ -62,6 +62,21 @@ async function setupRefusing(writeBatchSize?: number) {
   return { ...t, source };
 }
 
+/** Runs `all` to its end: completed with all 600 written, no chunk job failed; cleans up. */
+async function runsThroughWithoutFailedJobs(t: Awaited<ReturnType<typeof setupRefusing>>): Promise<void> {
+  const workers = t.pipeline.startWorkers();
+  try {
+    const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
+    const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
+    expect(done.status).toBe('completed');
+    expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
+    expect(await t.pipeline.queues.chunks.getJobCounts('failed')).toEqual({ failed: 0 });
+  } finally {
+    await workers.close();
+    await t.done();
+  }
+}
+
 describe('platform limits and auth thrown by a connector', () => {
   it("a platform's daily limit on write pauses the run until the reset; it then finishes with every contact written once", async () => {
     const t = await setupRefusing();
@@ -89,39 +104,19 @@ describe('platform limits and auth thrown by a connector', () => {
   it("a platform's rate window on write waits, spends no attempt, and loses nothing", async () => {
     const t = await setupRefusing();
     t.source.refuseWriteNumber = { at: 3, error: () => new PlatformWindowError('HubSpot ten-second limit', { resetAt: Date.now() + 300 }) };
-    const workers = t.pipeline.startWorkers();
-    try {
-      const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
-      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
-      expect(done.status).toBe('completed');
-      expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
-      expect(await t.pipeline.queues.chunks.getJobCounts('failed')).toEqual({ failed: 0 });
-    } finally {
-      await workers.close();
-      await t.done();
-    }
+    await runsThroughWithoutFailedJobs(t);
   }, 60_000);
 
   it("the host writes a page in the platform's batch size and tries a batch once more on its transient failure: the connector only sends", async () => {
     const t = await setupRefusing(30);
     t.source.refuseWriteNumber = { at: 2, error: () => new PlatformBusyError('Refusing CRM answered 503') };
-    const workers = t.pipeline.startWorkers();
-    try {
-      const run = await t.pipeline.start({ platform: 'refusing', scope: 'all' });
-      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'paused']);
-      expect(done.status).toBe('completed');
-      expect(done.counters).toMatchObject({ pulled: 600, written: 600, failed: 0 });
-      // 100-contact pages in batches of at most 30 (30, 30, 30, 10 a page); the refused batch sent again once.
-      expect(Math.max(...t.source.writeSizes)).toBe(30);
-      expect(t.source.writeSizes.filter((size) => size === 10)).toHaveLength(6);
-      expect(t.source.writeSizes).toHaveLength(6 * 4 + 1);
-      expect([...t.source.writeCounts.values()].every((n) => n === 1)).toBe(true);
-      // Retried in the write layer: no chunk job failed for it.
-      expect(await t.pipeline.queues.chunks.getJobCounts('failed')).toEqual({ failed: 0 });
-    } finally {
-      await workers.close();
-      await t.done();
-    }
+    // Retried in the write layer: no chunk job failed for it.
+    await runsThroughWithoutFailedJobs(t);
+    // 100-contact pages in batches of at most 30 (30, 30, 30, 10 a page); the refused batch sent again once.
+    expect(Math.max(...t.source.writeSizes)).toBe(30);
+    expect(t.source.writeSizes.filter((size) => size === 10)).toHaveLength(6);
+    expect(t.source.writeSizes).toHaveLength(6 * 4 + 1);
+    expect([...t.source.writeCounts.values()].every((n) => n === 1)).toBe(true);
   }, 60_000);
 
   it('a revoked platform token while paging pauses the run with a reason that is not about the engine key', async () => {
