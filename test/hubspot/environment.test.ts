@@ -12,6 +12,6 @@ describe("HubSpot's environment variables (its module's)", () => {
     expect(() => loadConfig({ HUBSPOT_APP_ID: 'app' }, { platforms: [hubspotPlatform] })).toThrow(/^HUBSPOT_APP_ID: must be the numeric app id/);
   });
   it('keep the token, client secret and developer key secret', () => {
-    expect(secretConfigNames([hubspotPlatform])).toEqual(new Set(['ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'HUBSPOT_DEVELOPER_API_KEY']));
+    expect(secretConfigNames([hubspotPlatform])).toEqual(new Set(['ENGINE_API_KEY', 'ENGINE_SMTP_PROXY', 'HUB_ADMIN_TOKEN', 'HUB_SECRET_KEY', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'HUBSPOT_DEVELOPER_TOKEN']));
   });
 });

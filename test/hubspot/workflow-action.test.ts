@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { EngineClient, type Verification } from '@verify-hub/core';
-import { actionOutputs, verifyActionDefinition } from '@verify-hub/connector-hubspot';
+import { actionCompletion, verifyActionDefinition } from '@verify-hub/connector-hubspot';
 import { ActionCompletions, Keys, RedisVerificationCache, createRedis, type Redis } from '@verify-hub/sync-jobs';
 import { hubspotPlatform } from '@verify-hub/connector-hubspot';
 import { registerPlatformCommands } from '../../cli/src/platform-commands';
@@ -38,7 +38,7 @@ const opened: ActionCompletions[] = [];
 function completionsLane(): ActionCompletions {
   const lane = new ActionCompletions({
     redis, prefix, cache, backoffMs: 20,
-    complete: (job, result) => connector(hubspot, PORTAL, TOKEN).completeAction(job.callbackId, actionOutputs(result)),
+    complete: (job, result) => connector(hubspot, PORTAL, TOKEN).completeAction(job.callbackId, actionCompletion(result)),
   });
   opened.push(lane);
   return lane;
@@ -204,8 +204,10 @@ describe('blocked, then completed through the callback', () => {
     await until(async () => (await worker.queue.getJobCounts('completed')).completed >= 1, 15_000, 'the job to finish');
     expect(hubspot.actions.completions.filter((c) => c.callbackId === callbackId)).toEqual([
       {
-        callbackId, portalId: PORTAL,
+        callbackId, portalId: PORTAL, batchOf: 1,
         outputFields: { risk: 'invalid', score: '3', reason: 'mailbox_not_found', did_you_mean: '', is_disposable: 'false', is_role_account: 'false', is_catch_all: 'false', is_free_provider: 'false' },
+        // typedOutputs beside them, as the published CallbackCompletionRequest requires: the score a number.
+        typedOutputs: { risk: 'invalid', score: 3, reason: 'mailbox_not_found', did_you_mean: '', is_disposable: 'false', is_role_account: 'false', is_catch_all: 'false', is_free_provider: 'false' },
       },
     ]);
     expect(engine.callsFor(email)).toBe(1);
@@ -270,11 +272,12 @@ describe('verify-hub hubspot actions', () => {
     return lines;
   };
 
-  it('publishes the definition with the developer API key, lists it and deletes it', async () => {
+  it('publishes the definition with a developer OAuth token (never hapikey), lists it and deletes it; the body passes the published schema', async () => {
     process.env.HUBSPOT_API_BASE = hubspot.url;
-    process.env.HUBSPOT_DEVELOPER_API_KEY = hubspot.actions.developerApiKey;
+    process.env.HUBSPOT_DEVELOPER_TOKEN = hubspot.actions.developerAccessToken;
     process.env.HUBSPOT_APP_ID = '424242';
     process.env.HUB_PUBLIC_URL = 'https://hub.example.com/';
+    hubspot.resetCalls();
     const published = await run('hubspot', 'actions', 'publish');
     const [stored] = [...hubspot.actions.definitions.values()];
     expect(published).toEqual([`published "Verify email address" as action ${stored!.id} (app 424242), calling https://hub.example.com/actions/hubspot`]);
@@ -282,14 +285,37 @@ describe('verify-hub hubspot actions', () => {
     expect(await run('hubspot', 'actions', 'list')).toEqual([`${stored!.id}\tpublished\tVerify email address\thttps://hub.example.com/actions/hubspot`]);
     expect(await run('hubspot', 'actions', 'delete', stored!.id)).toEqual([`deleted action ${stored!.id} from app 424242`]);
     expect(hubspot.actions.definitions.size).toBe(0);
+    const calls = hubspot.callsTo(/^\/automation\/v4\/actions\/424242/);
+    expect(calls.map((c) => [c.method, c.status])).toEqual([['POST', 201], ['GET', 200], ['DELETE', 204]]);
+    expect(calls.every((c) => !c.query.includes('hapikey'))).toBe(true);
   });
 
-  it('names the missing setting, and a wrong developer key is HubSpot\'s 401', async () => {
+  it('names the missing setting; a token without developers-write is refused (403) and a developer API key is not a token (401)', async () => {
     process.env.HUBSPOT_API_BASE = hubspot.url;
     process.env.HUBSPOT_APP_ID = '424242';
-    delete process.env.HUBSPOT_DEVELOPER_API_KEY;
-    await expect(run('hubspot', 'actions', 'list')).rejects.toThrow(/HUBSPOT_DEVELOPER_API_KEY/);
-    process.env.HUBSPOT_DEVELOPER_API_KEY = 'wrong';
-    await expect(run('hubspot', 'actions', 'list')).rejects.toThrow(/401|authentication|invalid/i);
+    process.env.HUB_PUBLIC_URL = 'https://hub.example.com/';
+    delete process.env.HUBSPOT_DEVELOPER_TOKEN;
+    await expect(run('hubspot', 'actions', 'list')).rejects.toThrow(/HUBSPOT_DEVELOPER_TOKEN: is required: an OAuth access token .*developers-read and developers-write/);
+    process.env.HUBSPOT_DEVELOPER_TOKEN = hubspot.actions.developerToken(['developers-read']);
+    expect(await run('hubspot', 'actions', 'list')).toEqual(['no workflow actions on app 424242']);
+    await expect(run('hubspot', 'actions', 'publish')).rejects.toThrow(/developers-write/);
+    process.env.HUBSPOT_DEVELOPER_TOKEN = 'a-developer-api-key';
+    await expect(run('hubspot', 'actions', 'list')).rejects.toThrow(/OAuth access token/);
+  });
+
+  it('the fake refuses a definition the published schema refuses, naming the field', async () => {
+    const definition = JSON.parse(JSON.stringify(verifyActionDefinition('https://hub.example.com/actions/hubspot'))) as Record<string, unknown>;
+    const post = (body: unknown) =>
+      fetch(`${hubspot.url}/automation/v4/actions/424242`, { method: 'POST', headers: { authorization: `Bearer ${hubspot.actions.developerAccessToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const refusal = async (body: unknown) => ((await (await post(body)).json()) as { message: string }).message;
+    const inputs = definition.inputFields as { typeDefinition: Record<string, unknown> }[];
+    const outputs = definition.outputFields as { typeDefinition: Record<string, unknown> }[];
+    // What verify-hub sent before: externalOptions on the input's type, no schema/useChirp on the outputs.
+    expect(await refusal({ ...definition, inputFields: [{ ...inputs[0], typeDefinition: { ...inputs[0]!.typeDefinition, externalOptions: false } }] })).toMatch(/inputFields\.0\.typeDefinition/);
+    const { schema: _s, useChirp: _u, ...bare } = outputs[0]!.typeDefinition;
+    expect(await refusal({ ...definition, outputFields: [{ typeDefinition: bare }] })).toMatch(/outputFields\.0\.typeDefinition\.(schema|useChirp)/);
+    const { functions: _f, ...noFunctions } = definition;
+    expect(await refusal(noFunctions)).toMatch(/^Invalid input JSON: functions/);
+    expect((await post(definition)).status).toBe(201);
   });
 });

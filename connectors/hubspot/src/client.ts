@@ -18,8 +18,6 @@ interface SdkResponse {
 
 export interface ClientOptions {
   accessToken?: string;
-  /** The developer account's API key: only the workflow-action definitions API takes it. */
-  developerApiKey?: string;
   basePath: string;
   /** The portal's zone: a DAILY 429 pauses until its midnight. */
   timeZone?: string;
@@ -42,7 +40,6 @@ export function buildHubSpotApis(options: ClientOptions) {
   const { Client } = require('@hubspot/api-client') as typeof HubSpotSdk;
   const client = new Client({
     accessToken: options.accessToken,
-    developerApiKey: options.developerApiKey,
     basePath: options.basePath,
     middleware: [
       {
@@ -77,25 +74,30 @@ export function buildHubSpotApis(options: ClientOptions) {
     listMemberships: lists.membershipsApi,
     lists: lists.listsApi,
     oauthTokens: oauth.tokensApi,
-    actionDefinitions: client.automation.actions.definitionsApi,
-    actionCallbacks: client.automation.actions.callbacksApi,
     /** Endpoints the SDK has no class for (account details, limits tracking). */
-    getJson: async (path: string): Promise<unknown> => {
-      noteRequest('GET', path);
-      const response = await fetch(`${options.basePath}${path}`, {
-        headers: { Authorization: `Bearer ${options.accessToken ?? ''}`, Accept: 'application/json' },
-      }).catch((error: unknown) => {
-        throw hubspotNetworkError(error);
-      });
-      const headers: HeaderBag = {};
-      response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
-      noteResponse(response.status, headers);
-      options.onRateLimitHeaders?.(readRateLimitHeaders(headers));
-      const raw = await response.text();
-      if (!response.ok) throw hubspotErrorFromResponse(response.status, headers, raw, { timeZone: options.timeZone });
-      return JSON.parse(raw) as unknown;
-    },
+    getJson: (path: string): Promise<unknown> => sendJson('GET', path),
+    /**
+     * Requests whose published body the SDK's models cannot carry (its serializer drops members its
+     * model lacks, as `typedOutputs` of a callback completion). Answers the parsed body, or undefined for 204.
+     */
+    sendJson,
   };
+
+  async function sendJson(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+    noteRequest(method, path);
+    const headers: Record<string, string> = { Authorization: `Bearer ${options.accessToken ?? ''}`, Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(`${options.basePath}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }).catch((error: unknown) => {
+      throw hubspotNetworkError(error);
+    });
+    const responseHeaders: HeaderBag = {};
+    response.headers.forEach((value, key) => (responseHeaders[key.toLowerCase()] = value));
+    noteResponse(response.status, responseHeaders);
+    options.onRateLimitHeaders?.(readRateLimitHeaders(responseHeaders));
+    const raw = await response.text();
+    if (!response.ok) throw hubspotErrorFromResponse(response.status, responseHeaders, raw, { timeZone: options.timeZone });
+    return raw === '' ? undefined : (JSON.parse(raw) as unknown);
+  }
 }
 
 export type HubSpotApis = ReturnType<typeof buildHubSpotApis>;

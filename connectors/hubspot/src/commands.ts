@@ -3,7 +3,8 @@ import { hubspotEnvironment } from './environment';
 import { HubSpotConnector } from './connector';
 import { hubspotInstallUrl, privateAppConnection } from './oauth';
 import { RATE_TIERS, type RateTier } from './settings';
-import { actionDefinitionsApi, verifyActionDefinition } from './workflow-action';
+import { verifyActionComponent, verifyActionDefinition } from './action-definition';
+import { actionDefinitionsApi } from './action-definitions-api';
 import { hubspotTokenConnection } from './token-connection';
 
 /**
@@ -66,28 +67,40 @@ function definitions(config: Config, appIdOption: unknown) {
   const env = hubspotEnvironment.read(config);
   const appId = typeof appIdOption === 'string' ? appIdOption : env.HUBSPOT_APP_ID;
   if (!appId || !/^\d+$/.test(appId)) throw new ConfigError(typeof appIdOption === 'string' ? '--app-id' : 'HUBSPOT_APP_ID', 'is required: the numeric id of the public app');
-  if (!env.HUBSPOT_DEVELOPER_API_KEY) throw new ConfigError('HUBSPOT_DEVELOPER_API_KEY', 'is required: the developer account API key (definitions API)');
-  return { appId: Number(appId), api: actionDefinitionsApi({ basePath: env.HUBSPOT_API_BASE, developerApiKey: env.HUBSPOT_DEVELOPER_API_KEY }) };
+  if (!env.HUBSPOT_DEVELOPER_TOKEN) {
+    throw new ConfigError('HUBSPOT_DEVELOPER_TOKEN', 'is required: an OAuth access token of the developer account with the developers-read and developers-write scopes (the definitions API takes no developer API key)');
+  }
+  return { appId: Number(appId), api: actionDefinitionsApi({ basePath: env.HUBSPOT_API_BASE, developerToken: env.HUBSPOT_DEVELOPER_TOKEN }) };
+}
+
+function actionUrlOf(config: Config, given: unknown): string {
+  if (typeof given === 'string' && given) return given;
+  if (!config.HUB_PUBLIC_URL) throw new ConfigError('HUB_PUBLIC_URL', 'is required to name the action URL (or pass --action-url)');
+  return `${config.HUB_PUBLIC_URL.replace(/\/+$/, '')}/actions/hubspot`;
 }
 
 const appIdOption = { flags: '--app-id <id>', description: 'the public app id (default HUBSPOT_APP_ID)' };
 
 const actions: CliCommand = {
   name: 'actions',
-  description: 'The "Verify email address" workflow action of the public app (HUBSPOT_APP_ID, HUBSPOT_DEVELOPER_API_KEY)',
+  description: 'The "Verify email address" workflow action: the project component (current platform), or the definitions API of a legacy public app (HUBSPOT_APP_ID, HUBSPOT_DEVELOPER_TOKEN)',
   subcommands: [
     {
+      name: 'component',
+      description: 'Print the action as a developer-project component (hubspot-project/src/app/workflow-actions/verify-email-hsmeta.json); HubSpot calls <HUB_PUBLIC_URL>/actions/hubspot',
+      options: [{ flags: '--action-url <url>', description: 'the URL HubSpot calls (default HUB_PUBLIC_URL + /actions/hubspot)' }],
+      async run(_args, options, context) {
+        console.log(JSON.stringify(verifyActionComponent(actionUrlOf((await context()).config, options.actionUrl)), null, 2));
+      },
+    },
+    {
       name: 'publish',
-      description: 'Define and publish the action; HubSpot calls <HUB_PUBLIC_URL>/actions/hubspot',
+      description: 'Legacy public apps: define and publish the action through the definitions API; HubSpot calls <HUB_PUBLIC_URL>/actions/hubspot',
       options: [appIdOption, { flags: '--action-url <url>', description: 'the URL HubSpot calls (default HUB_PUBLIC_URL + /actions/hubspot)' }],
       async run(_args, options, context) {
         const { config } = await context();
         const { appId, api } = definitions(config, options.appId);
-        let actionUrl = options.actionUrl as string | undefined;
-        if (!actionUrl) {
-          if (!config.HUB_PUBLIC_URL) throw new ConfigError('HUB_PUBLIC_URL', 'is required to name the action URL (or pass --action-url)');
-          actionUrl = `${config.HUB_PUBLIC_URL.replace(/\/+$/, '')}/actions/hubspot`;
-        }
+        const actionUrl = actionUrlOf(config, options.actionUrl);
         const created = await api.create(appId, verifyActionDefinition(actionUrl));
         console.log(`published "Verify email address" as action ${created.id} (app ${appId}), calling ${actionUrl}`);
       },
@@ -98,9 +111,9 @@ const actions: CliCommand = {
       options: [appIdOption],
       async run(_args, options, context) {
         const { appId, api } = definitions((await context()).config, options.appId);
-        const page = await api.getPage(appId);
-        if (!page.results.length) console.log(`no workflow actions on app ${appId}`);
-        for (const d of page.results) console.log(`${d.id}\t${d.published ? 'published' : 'draft'}\t${d.labels?.en?.actionName ?? ''}\t${d.actionUrl}`);
+        const listed = await api.list(appId);
+        if (!listed.length) console.log(`no workflow actions on app ${appId}`);
+        for (const d of listed) console.log(`${d.id}\t${d.published ? 'published' : 'draft'}\t${d.labels?.en?.actionName ?? ''}\t${d.actionUrl}`);
       },
     },
     {
@@ -110,7 +123,7 @@ const actions: CliCommand = {
       async run([definitionId], options, context) {
         if (!definitionId || !/^\d+$/.test(definitionId)) throw new ConfigError('definitionId', 'must be a numeric action id (see `hubspot actions list`)');
         const { appId, api } = definitions((await context()).config, options.appId);
-        await api.archive(definitionId, appId);
+        await api.archive(appId, definitionId);
         console.log(`deleted action ${definitionId} from app ${appId}`);
       },
     },

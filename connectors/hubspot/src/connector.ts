@@ -1,6 +1,7 @@
 import type { ConnectionRecord, Connector, ConnectorDeps, ConnectorFactory, Contact, ContactResult, DisconnectReport, Page, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
 import { ConfigError, platformLogger } from '@verify-hub/core';
 import { buildHubSpotApis, type HubSpotApis } from './client';
+import { CALLBACKS_PATH, completeActionBatched, type CallbackCompletion } from './callback-completions';
 import { HubSpotDailyLimitError } from './errors';
 import { needsRefresh, refreshHubSpotToken } from './oauth';
 import { nextMidnight } from './portal-time';
@@ -97,11 +98,22 @@ export class HubSpotConnector implements Connector {
   }
 
   /**
-   * Completes a blocked workflow action (POST /automation/v4/actions/callbacks/{callbackId}/complete)
-   * through the connection's limiter and retries (429 waits, 5xx backs off, OAuth token refreshed).
+   * Completes a blocked workflow action (`outputFields` and `typedOutputs`, as HubSpot's
+   * `CallbackCompletionRequest` requires), gathered with the portal's other completions due at the same
+   * moment into one batch call, through the connection's limiter and retries (429 waits, 5xx backs off,
+   * OAuth token refreshed).
    */
-  async completeAction(callbackId: string, outputFields: Record<string, string>): Promise<void> {
-    await this.runner.run('default', () => this.apis.actionCallbacks.complete(callbackId, { outputFields }));
+  completeAction(callbackId: string, completion: Omit<CallbackCompletion, 'callbackId'>): Promise<void> {
+    return completeActionBatched(this.portalId, { callbackId, ...completion }, (batch) => this.sendCompletions(batch));
+  }
+
+  private async sendCompletions(completions: CallbackCompletion[]): Promise<void> {
+    if (completions.length === 1) {
+      const [{ callbackId, ...body }] = completions as [CallbackCompletion];
+      await this.runner.run('default', () => this.apis.sendJson('POST', `${CALLBACKS_PATH}/${encodeURIComponent(callbackId)}/complete`, body));
+    } else {
+      await this.runner.run('default', () => this.apis.sendJson('POST', `${CALLBACKS_PATH}/complete`, { inputs: completions }));
+    }
   }
 
   private buildApis(): HubSpotApis {

@@ -9,9 +9,12 @@ export const hubspotEnvironment = platformEnvironment(
     HUBSPOT_CLIENT_ID: z.string().min(1).optional(),
     HUBSPOT_CLIENT_SECRET: configSecret.optional(),
     HUBSPOT_API_BASE: configUrl(['http:', 'https:']).default(DEFAULT_API_BASE),
-    /** The public app's id and the developer account's API key: `verify-hub hubspot actions` (workflow-action definitions). */
+    /**
+     * The legacy public app's id and a developer OAuth access token with `developers-read` and
+     * `developers-write`: `verify-hub hubspot actions` (workflow-action definitions API).
+     */
     HUBSPOT_APP_ID: z.string().regex(/^\d+$/, 'must be the numeric app id').optional(),
-    HUBSPOT_DEVELOPER_API_KEY: configSecret.optional(),
+    HUBSPOT_DEVELOPER_TOKEN: configSecret.optional(),
   },
-  ['HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'HUBSPOT_DEVELOPER_API_KEY'],
+  ['HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_SECRET', 'HUBSPOT_DEVELOPER_TOKEN'],
 );

@@ -8,10 +8,13 @@ export { DEFAULT_API_BASE, RATE_TIERS, hubspotConnectionId, resolveConnection, t
 export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
 export { nextMidnight } from './portal-time';
 export { OBJECTS_PAGE, SEARCH_PAGE, SEARCH_CAP, BATCH_MAX } from './pull';
+export { parseActionCall, blockedAnswer, notConnectedAnswer, hubspotActionReceiver, BLOCK_EXPIRATION_MS, type ActionCall, type AnswerActionCall } from './workflow-action';
 export {
-  verifyActionDefinition, parseActionCall, actionOutputs, blockedAnswer, hubspotActionReceiver, actionDefinitionsApi, BLOCK_EXPIRATION_MS, FLAG_OUTPUTS, FLAG_VALUES,
-  type ActionCall, type ActionOutputFields, type AnswerActionCall,
-} from './workflow-action';
+  verifyActionDefinition, verifyActionComponent, actionOutputs, typedActionOutputs, actionCompletion, ACTION_COMPONENT_UID, NOT_CONNECTED_ERROR, FLAG_OUTPUTS, FLAG_VALUES,
+  type ActionOutputFields, type VerifyActionDefinition,
+} from './action-definition';
+export { actionDefinitionsApi, DEFINITIONS_PATH } from './action-definitions-api';
+export { completeActionBatched, CALLBACKS_PATH, MAX_CALLBACK_BATCH, type CallbackCompletion } from './callback-completions';
 export * from './platform';
 export * from './environment';
 export * from './property-mapping';

@@ -4,9 +4,10 @@ import { buildHubSpotApis } from './client';
 import { HubSpotApiError, HubSpotAppUninstalledError, HubSpotAuthError, hubspotNetworkError } from './errors';
 import { DEFAULT_API_BASE, hubspotConnectionId, type HubSpotCredentials, type RateTier } from './settings';
 
-/** What the connector needs: read and write contacts, create properties, read lists. */
+/** What the connector needs: read and write contacts, create properties, read lists, complete the workflow action's callbacks (`automation`). */
 export const DEFAULT_SCOPES = [
   'oauth',
+  'automation',
   'crm.objects.contacts.read',
   'crm.objects.contacts.write',
   'crm.schemas.contacts.read',

@@ -8,7 +8,8 @@ import { BATCH_MAX } from './pull';
 import { HubSpotSettingsSchema, hubspotConnectionId } from './settings';
 import { hubspotSetup } from './token-connection';
 import { parse as parseHubSpotWebhook } from './webhook';
-import { actionOutputs, hubspotActionReceiver } from './workflow-action';
+import { actionCompletion } from './action-definition';
+import { hubspotActionReceiver } from './workflow-action';
 
 export { hubspotSetup, hubspotTokenConnection } from './token-connection';
 
@@ -64,7 +65,7 @@ export const hubspotPlatform = definePlatform({
     },
     complete: async (connector, callbackId, result) => {
       if (!(connector instanceof HubSpotConnector)) throw new Error('a HubSpot workflow action completes through the HubSpot connector');
-      await connector.completeAction(callbackId, actionOutputs(result));
+      await connector.completeAction(callbackId, actionCompletion(result));
     },
   },
 });

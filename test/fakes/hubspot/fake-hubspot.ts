@@ -82,6 +82,8 @@ export interface RecordedCall {
   status: number;
   /** Batch inputs sent, or the search page size asked for. */
   inputs?: number;
+  /** The query string as sent (without `?`): a credential must never travel there. */
+  query: string;
   at: number;
 }
 
@@ -299,7 +301,7 @@ export class FakeHubSpot {
   private record(req: Request, res: Response, next: NextFunction): void {
     const auth = req.headers.authorization;
     const call: RecordedCall = {
-      method: req.method, path: req.path, status: 0, at: Date.now(),
+      method: req.method, path: req.path, status: 0, at: Date.now(), query: req.originalUrl.split('?')[1] ?? '',
       token: auth?.startsWith('Bearer ') ? auth.slice(7) : undefined,
       inputs: Array.isArray(req.body?.inputs) ? req.body.inputs.length : typeof req.body?.limit === 'number' ? req.body.limit : undefined,
     };
