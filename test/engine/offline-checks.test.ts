@@ -110,7 +110,7 @@ describe('checks that need no network', () => {
   });
 });
 
-describe('SMTP reply classification: codes and enhanced codes first, then phrases', () => {
+describe('SMTP reply classification: what the text says about the recipient, then the enhanced code', () => {
   it.each([
     ['250 2.1.5 OK', 'accepted'],
     ['550 5.1.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'mailbox_not_found'],
@@ -126,8 +126,10 @@ describe('SMTP reply classification: codes and enhanced codes first, then phrase
     ['550 5.7.1 mailbox unavailable: over quota', 'mailbox_full'],
     ['550 5.2.1 The email account that you tried to reach is disabled', 'mailbox_disabled'],
     ['550 This account has been suspended', 'mailbox_disabled'],
-    ['550 5.7.1 This account has been suspended', 'blocked'], // 5.7.x is policy: never a verdict on the mailbox
-    ['550 5.7.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'blocked'],
+    // The text outweighs the code (issue 35): a recipient named missing or suspended under 5.7.1 is so; 5.7.1 alone is policy.
+    ['550 5.7.1 This account has been suspended', 'mailbox_disabled'],
+    ['550 5.7.1 <x@acme-mail.com>: Recipient address rejected: User unknown', 'mailbox_not_found'],
+    ['550 5.7.1 Your account has been suspended', 'blocked'], // our (the sender's) account
     ['550 User unknown; client host blocked by policy', 'blocked'], // policy words win over "user unknown"
     ['450 4.7.1 <x@acme-mail.com>: Client host rejected: cannot find your reverse hostname', 'blocked'],
     ['450 4.7.1 Greylisted, try again in 5 minutes', 'greylisted'],
