@@ -9,7 +9,6 @@ const { config } = ts.readConfigFile(require.resolve('./tsconfig.json'), ts.sys.
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
   roots: ['<rootDir>'],
   testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
@@ -21,10 +20,13 @@ module.exports = {
   moduleNameMapper: pathsToModuleNameMapper(config.compilerOptions.paths, { prefix: '<rootDir>/' }),
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  // Node's environment, plus the machine lock of the suites that need the machine to themselves and a
+  // failure for a suite that leaves a handle open (test/setup/environment.js).
+  testEnvironment: '<rootDir>/test/setup/environment.js',
+  testSequencer: '<rootDir>/test/setup/sequencer.js',
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
-  // On a 2-core machine jest runs every file in one process (maxWorkers 1). After the Redis Cluster and
-  // Sentinel suites kill their nodes, something (not found yet; --detectOpenHandles names nothing) keeps
-  // that process alive once every test has passed, so CI would hang: exit when the run is done.
-  forceExit: true,
+  // Several workers even on 2 cores: most suites wait on Redis, child processes and BullMQ timers, not
+  // on the CPU. Each suite owns its Redis prefix, ports and temp dirs, so any two can run at once.
+  maxWorkers: process.env.VERIFY_HUB_TEST_WORKERS ?? 4,
 };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ConfigError, SecretBox, createLogger, pricingFromConfig, type ActionReceiver, type Config, type Logger, type Verifier } from '@verify-hub/core';
+import { ConfigError, SecretBox, closeRedis, createLogger, pricingFromConfig, type ActionReceiver, type Config, type Logger, type Verifier } from '@verify-hub/core';
 import type * as Mcp from '@verify-hub/mcp';
 import { createRedis, metricsRegistry, type SyncPipeline, type SyncWorkers } from '@verify-hub/sync-jobs';
 import { OutboundGuard, createHubApp, startHubServer, type HubAppDeps, type HubServer } from '@verify-hub/webhooks-in';
@@ -129,7 +129,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
         await actionCompletions.close();
       },
       () => pipeline.close(),
-      async () => void (await redis.quit().catch(() => redis.disconnect())),
+      () => closeRedis(redis),
     ],
   });
   logger.info({ url: server.url, workers: Boolean(workers), engine: config.ENGINE_URL ? 'remote' : 'local' }, 'hub service listening');

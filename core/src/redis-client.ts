@@ -51,3 +51,14 @@ export function redisClientPlan(url: string, options: RedisClientOptions = {}): 
 export function queuePrefix(prefix: string, cluster: boolean): string {
   return cluster ? `{${prefix}}` : prefix;
 }
+
+/**
+ * Closes an ioredis client for good: QUIT (what was sent is answered first), then disconnect. QUIT
+ * alone leaves the sentinel subscriptions of a Sentinel client's failover detector connected
+ * (ioredis#1362, unfixed in ioredis 6.0.0): once the sentinel goes away they reconnect forever and keep
+ * the process from exiting. The disconnect closes them, and any connection QUIT could not end.
+ */
+export async function closeRedis(client: { quit(): Promise<unknown>; disconnect(): void }): Promise<void> {
+  await client.quit().catch(() => undefined);
+  client.disconnect();
+}

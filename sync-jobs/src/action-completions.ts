@@ -6,6 +6,7 @@ import {
   PlatformUnreachableError,
   QuotaError,
   RateLimitError,
+  closeRedis,
   normalizeEmail,
   syntaxInvalidVerification,
   unknownVerification,
@@ -126,7 +127,7 @@ export class ActionCompletions {
 
   async close(): Promise<void> {
     await this.worker?.close();
-    await this.workerRedis?.quit().catch(() => this.workerRedis?.disconnect());
+    if (this.workerRedis) await closeRedis(this.workerRedis);
     await this.queue.close();
   }
 

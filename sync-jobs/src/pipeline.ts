@@ -9,6 +9,7 @@ import {
   DEFAULT_FRESHNESS_DAYS,
   InputError,
   SecretBox,
+  closeRedis,
   createLogger,
   describeRedisTarget,
   parseRedisUrl,
@@ -331,8 +332,8 @@ export class SyncPipeline implements RunService, ConnectionOperations {
   async close(): Promise<void> {
     for (const u of this.untrack) u();
     await Promise.all(Object.values(this.queues).map((q) => q.close()));
-    if (this.subscriber) await this.subscriber.quit().catch(() => undefined);
-    await this.redis.quit().catch(() => undefined);
+    if (this.subscriber) await closeRedis(this.subscriber);
+    await closeRedis(this.redis);
   }
 
   /** Drops the Redis connections at once (when Redis does not answer, a graceful close would wait). */

@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import { noLimit, type Verifier } from '@verify-hub/core';
+import { closeRedis, noLimit, type Verifier } from '@verify-hub/core';
 import type { ChunkWorker } from './chunk-worker';
 import type { EventWorker } from './event-worker';
 import type { Pager } from './pager';
@@ -84,7 +84,7 @@ export function startWorkers(ctx: PipelineContext, parts: WorkerParts, settings:
     close: async () => {
       clearInterval(timer);
       await Promise.all(workers.map((w) => w.close()));
-      await connection.quit().catch(() => undefined);
+      await closeRedis(connection);
     },
     kill: async () => {
       clearInterval(timer);

@@ -1,3 +1,7 @@
+import { rmSync } from 'node:fs';
+
 export default async function globalTeardown(): Promise<void> {
-  (globalThis as { __verifyHubStopRedis?: () => void }).__verifyHubStopRedis?.();
+  const run = globalThis as { __verifyHubStopRedis?: () => void; __verifyHubRunDir?: string };
+  run.__verifyHubStopRedis?.();
+  if (run.__verifyHubRunDir) rmSync(run.__verifyHubRunDir, { recursive: true, force: true });
 }

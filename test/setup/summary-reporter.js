@@ -1,11 +1,32 @@
 /**
- * Prints one plain closing line, `tests: N passed, N failed, N skipped`, that CI tooling reads in any
- * language (jest's own summary is not in that form).
+ * Prints the ten slowest suites of the run, then one plain closing line,
+ * `tests: N passed, N failed, N skipped`, that CI tooling reads in any language (jest's own summary is
+ * not in that form).
  */
+const { relative } = require('node:path');
+const { lockWaits } = require('./machine-lock');
+
+const SLOWEST = 10;
+
 class SummaryReporter {
+  constructor(globalConfig) {
+    this.rootDir = globalConfig.rootDir;
+  }
+
   onRunComplete(_contexts, results) {
-    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, numFailedTestSuites, numRuntimeErrorTestSuites } = results;
-    const brokenSuites = numFailedTestSuites + numRuntimeErrorTestSuites > 0 && numFailedTests === 0 ? 1 : 0;
+    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = results;
+    // A suite's time from its start to its end, less what it waited for the machine lock.
+    const waits = lockWaits();
+    const timed = results.testResults
+      .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start)
+      .map((r) => ({ path: relative(this.rootDir, r.testFilePath), seconds: (r.perfStats.end - r.perfStats.start - (waits.get(r.testFilePath) ?? 0)) / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, SLOWEST);
+    if (timed.length > 1) {
+      process.stdout.write(`\nslowest suites:\n${timed.map((t) => `  ${t.seconds.toFixed(1).padStart(6)} s  ${t.path}`).join('\n')}\n`);
+    }
+    // A suite that failed outside its tests (it did not load, or left a handle open) counts as one failure.
+    const brokenSuites = results.testResults.filter((r) => (r.testExecError || r.failureMessage) && r.numFailingTests === 0).length;
     process.stdout.write(`\ntests: ${numPassedTests} passed, ${numFailedTests + brokenSuites} failed, ${numPendingTests + numTodoTests} skipped\n`);
   }
 }

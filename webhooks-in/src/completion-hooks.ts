@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { HOOK_SIGNATURE_HEADER, signHookPayload, type Logger, type SecretBox } from '@verify-hub/core';
+import { HOOK_SIGNATURE_HEADER, closeRedis, signHookPayload, type Logger, type SecretBox } from '@verify-hub/core';
 import { queuePrefix, replaceHashFieldIfUnchanged, type RunRecord, type RunService } from '@verify-hub/sync-jobs';
 import type { HubMetrics } from './http-metrics';
 import { runView } from './run-view';
@@ -212,6 +212,6 @@ export class CompletionHookDelivery {
     this.unsubscribe?.();
     await this.worker.close();
     await this.queue.close();
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(this.connections.map(closeRedis));
   }
 }

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ContactEvent, Logger } from '@verify-hub/core';
+import { closeRedis, type ContactEvent, type Logger } from '@verify-hub/core';
 import { jobHoldOptions, queuePrefix, type RunService } from '@verify-hub/sync-jobs';
 import { HubMetrics } from './http-metrics';
 import { eraseFromIngest } from './ingest-erasure';
@@ -139,6 +139,6 @@ export class WebhookIngest {
   async close(): Promise<void> {
     await this.worker?.close();
     await this.queue.close();
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(this.connections.map(closeRedis));
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { InputError, KEY_NAME_PATTERN, KEY_NAME_RULE, parseEngineKeyRecord, type EngineAccountUsage, type EngineKeyRecord } from '@verify-hub/core';
+import { InputError, KEY_NAME_PATTERN, closeRedis, KEY_NAME_RULE, parseEngineKeyRecord, type EngineAccountUsage, type EngineKeyRecord } from '@verify-hub/core';
 import { createEngineRedis } from './redis-client';
 
 /**
@@ -215,5 +215,5 @@ export async function openKeyStore(redisUrl: string, prefix = 'vh:engine:'): Pro
     redis.disconnect();
     throw error;
   }
-  return { store: new KeyStore(redis, prefix), close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
+  return { store: new KeyStore(redis, prefix), close: () => closeRedis(redis) };
 }

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
-import type { Logger, Verifier } from '@verify-hub/core';
+import { closeRedis, type Logger, type Verifier } from '@verify-hub/core';
 import { LocalEngine } from '../local-engine';
 import type { LocalEngineOptions } from '../options';
 import { createEngineApp } from './app';
@@ -83,7 +83,7 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (ownsRedis) await redis.quit().catch(() => redis.disconnect());
+      if (ownsRedis) await closeRedis(redis);
     },
   };
 }

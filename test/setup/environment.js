@@ -1,0 +1,134 @@
+/**
+ * The suites' jest environment: Node's, plus two duties that keep parallel runs honest.
+ *
+ * 1. A suite of the `machine` group (test/setup/suite-groups.js: Redis Cluster, Sentinel, crash/kill,
+ *    browser) waits for the machine lock before it starts, so two of them never run at once, in this
+ *    run or in another checkout's run on the same machine; the other suites keep running beside it.
+ * 2. A suite that leaves something keeping the event loop alive (a socket, a server, a timer, a child
+ *    process) after its last hook fails, naming what it left: such a handle kept the single jest process
+ *    of earlier runs from exiting (the reason for the `forceExit` this replaced).
+ */
+const { TestEnvironment } = require('jest-environment-node');
+const { relative } = require('node:path');
+const { groupOf } = require('./suite-groups');
+const { acquireMachineLock, noteLockWait } = require('./machine-lock');
+
+/** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN). */
+const HANDLE_GRACE_MS = Number(process.env.VERIFY_HUB_HANDLE_GRACE_MS ?? 5000);
+
+/** Resource types the process keeps by itself between suites (the worker's IPC and output streams). */
+function resourceCounts() {
+  const counts = new Map();
+  for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+
+/** What is open beyond `before` once the grace period let closing handles go (empty at once when nothing is). */
+async function settledExtra(before) {
+  const until = Date.now() + HANDLE_GRACE_MS;
+  let extra = extraResources(before);
+  while (extra.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50).unref());
+    extra = extraResources(before);
+  }
+  return extra;
+}
+
+function extraResources(before) {
+  const extra = [];
+  for (const [type, n] of resourceCounts()) {
+    const more = n - (before.get(type) ?? 0);
+    // FSReqCallback: a file operation in flight (jest's own cache writes); it ends by itself.
+    if (more > 0 && type !== 'FSReqCallback') extra.push(`${type} x${more}`);
+  }
+  return extra;
+}
+
+/**
+ * With VERIFY_HUB_HANDLE_TRACE=1, where each handle still open was made (async_hooks: slow, so only
+ * while looking for one).
+ */
+function traceHandles() {
+  if (process.env.VERIFY_HUB_HANDLE_TRACE !== '1') return undefined;
+  const { createHook } = require('node:async_hooks');
+  const live = new Map();
+  const hook = createHook({
+    init(id, type, _trigger, resource) {
+      if (type === 'PROMISE' || type === 'TickObject' || type === 'Microtask') return;
+      live.set(id, { type, resource, stack: new Error().stack.split('\n').slice(2, 14).join('\n') });
+    },
+    destroy(id) {
+      live.delete(id);
+    },
+  }).enable();
+  return {
+    report() {
+      hook.disable();
+      return [...live.values()]
+        .filter(({ resource }) => (typeof resource.hasRef === 'function' ? resource.hasRef() : true))
+        .map(({ type, stack }) => `${type}\n${stack}`);
+    },
+  };
+}
+
+/**
+ * What this worker process held before its first suite, and the last suite it ran: a handle that a
+ * suite's clean-up let open only after its check (a reconnect timer started once a server it used was
+ * gone) is found when the next suite starts, and blamed on the suite that left it.
+ */
+let workerBaseline;
+let previousSuite;
+
+class VerifyHubEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+    this.rootDir = config.globalConfig.rootDir;
+    this.group = groupOf(relative(this.rootDir, this.testPath));
+  }
+
+  async setup() {
+    await super.setup();
+    if (this.group === 'machine') {
+      const asked = Date.now();
+      this.releaseLock = await acquireMachineLock();
+      noteLockWait(this.testPath, Date.now() - asked);
+    }
+    workerBaseline ??= resourceCounts();
+    this.leftByPrevious = previousSuite ? await settledExtra(workerBaseline) : [];
+    this.leftBy = previousSuite;
+    // Reported once: later suites are measured against what is open now.
+    if (this.leftByPrevious.length > 0) workerBaseline = resourceCounts();
+    previousSuite = relative(this.rootDir, this.testPath);
+    this.resourcesBefore = resourceCounts();
+    this.trace = traceHandles();
+  }
+
+  async handleTestEvent(event, state) {
+    if (event.name !== 'run_finish' || process.env.VERIFY_HUB_ALLOW_OPEN_HANDLES === '1') return;
+    if (this.leftByPrevious.length > 0) {
+      state.unhandledErrors.push(new Error(`${this.leftBy}, which ran before this suite in the same worker, left handles open after its check (${this.leftByPrevious.join(', ')})`));
+    }
+    const extra = await settledExtra(this.resourcesBefore);
+    if (this.trace && extra.length > 0) console.error(`open handles of ${this.testPath}:\n${this.trace.report().join('\n\n')}`);
+    if (extra.length > 0) {
+      workerBaseline = resourceCounts(); // reported here, not again by the next suite
+      state.unhandledErrors.push(
+        new Error(
+          `this suite left handles open after its last hook (${extra.join(', ')}): close every server, client, timer and child process it starts ` +
+            `(node's process.getActiveResourcesInfo(); VERIFY_HUB_ALLOW_OPEN_HANDLES=1 skips this check while you look for it)`,
+        ),
+      );
+    }
+  }
+
+  async teardown() {
+    try {
+      await super.teardown();
+    } finally {
+      this.releaseLock?.();
+    }
+  }
+}
+
+module.exports = VerifyHubEnvironment;

@@ -1,0 +1,88 @@
+/**
+ * One lock per machine for the suites that need the machine to themselves (test/setup/suite-groups.js):
+ * a directory made atomically in the temp dir, holding the holder's pid. A holder that died without
+ * letting go (a killed jest worker) is noticed by its pid and its lock taken over.
+ */
+const { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+const LOCK_DIR = process.env.VERIFY_HUB_MACHINE_LOCK ?? join(tmpdir(), 'verify-hub-test-machine.lock');
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+function tryTake() {
+  try {
+    mkdirSync(LOCK_DIR);
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+    let holder;
+    try {
+      holder = Number(readFileSync(join(LOCK_DIR, 'pid'), 'utf8'));
+    } catch {
+      return false; // being taken or let go right now: look again shortly
+    }
+    if (holder === process.pid || alive(holder)) return false;
+    rmSync(LOCK_DIR, { recursive: true, force: true });
+    return tryTake();
+  }
+  writeFileSync(join(LOCK_DIR, 'pid'), String(process.pid));
+  return true;
+}
+
+/** Waits for the machine lock; resolves to the function that lets it go. */
+async function acquireMachineLock() {
+  // A directory made but not yet holding a pid is someone taking it: look again until it holds one.
+  let waited = 0;
+  while (!tryTake()) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    waited += 100;
+    // A directory left without a pid file by a holder killed between mkdir and write: after 30 s it is stale.
+    if (waited % 30_000 === 0) {
+      try {
+        readFileSync(join(LOCK_DIR, 'pid'));
+      } catch {
+        rmSync(LOCK_DIR, { recursive: true, force: true });
+      }
+    }
+  }
+  return () => rmSync(LOCK_DIR, { recursive: true, force: true });
+}
+
+/**
+ * Where this run notes how long each suite waited for the lock (set by the global set-up), so the
+ * summary reporter gives suite times without the wait.
+ */
+const WAITS_FILE = 'VERIFY_HUB_LOCK_WAITS';
+
+function noteLockWait(testPath, ms) {
+  const file = process.env[WAITS_FILE];
+  if (file) appendFileSync(file, `${JSON.stringify({ testPath, ms })}\n`);
+}
+
+/** Each suite's wait for the lock in this run, in ms, by path. */
+function lockWaits() {
+  const waits = new Map();
+  const file = process.env[WAITS_FILE];
+  if (!file) return waits;
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return waits;
+  }
+  for (const line of text.split('\n').filter(Boolean)) {
+    const { testPath, ms } = JSON.parse(line);
+    waits.set(testPath, ms);
+  }
+  return waits;
+}
+
+module.exports = { acquireMachineLock, noteLockWait, lockWaits, WAITS_FILE, LOCK_DIR };

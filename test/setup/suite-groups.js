@@ -1,0 +1,47 @@
+/**
+ * Which suites run how (paths from the repository root). Every other suite is `in-process`: it runs
+ * beside the others in any jest worker and is part of `npm run test:quick`.
+ *
+ * - `machine`: suites that need the machine to themselves (a Redis Cluster or Sentinel of their own,
+ *   worker processes killed with -9, a browser). They take the machine lock (test/setup/machine-lock.js)
+ *   so that two never run at once; the in-process suites run beside them.
+ * - `spawns`: suites that start processes (the CLI, workers, builds, redocly, Python) but can share the
+ *   machine. Like `machine`, they are left out of the quick loop.
+ */
+const machine = [
+  'test/sync-jobs/redis-cluster.test.ts',
+  'test/sync-jobs/redis-sentinel.test.ts',
+  'test/sync-jobs/redis-restart.test.ts',
+  'test/sync-jobs/crash.test.ts',
+  'test/e2e/',
+];
+
+const spawns = [
+  'test/cli/cli.test.ts',
+  'test/clients/js.test.ts',
+  'test/clients/python.test.ts',
+  'test/core/engine-transport.test.ts',
+  'test/engine/cli-engine.test.ts',
+  'test/engine/openapi.test.ts',
+  'test/hubspot/workflow-action.test.ts',
+  'test/mcp/mcp-stdio.test.ts',
+  'test/n8n/package-build.test.ts',
+  'test/webhooks-in/serve-forwarder-thread.test.ts',
+  'test/webhooks-in/serve-webhook-forwarding.test.ts',
+  'test/webhooks-in/serve-workflow-action.test.ts',
+  'test/zapier/package.test.ts',
+];
+
+/** `machine`, `spawns` or `in-process`, for a path relative to the repository root. */
+function groupOf(relativePath) {
+  const path = relativePath.split('\\').join('/');
+  const matches = (prefix) => (prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix);
+  if (machine.some(matches)) return 'machine';
+  if (spawns.some(matches)) return 'spawns';
+  return 'in-process';
+}
+
+/** jest path patterns (regular expressions) of the suites outside the quick loop. */
+const notQuickPatterns = [...machine, ...spawns].map((p) => `<rootDir>/${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+
+module.exports = { groupOf, machine, spawns, notQuickPatterns };
