@@ -10,6 +10,7 @@
  */
 const { TestEnvironment } = require('jest-environment-node');
 const { relative } = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 const { groupOf } = require('./suite-groups');
 const { acquireMachineLock, noteLockWait } = require('./machine-lock');
 
@@ -28,7 +29,7 @@ async function settledExtra(before) {
   const until = Date.now() + HANDLE_GRACE_MS;
   let extra = extraResources(before);
   while (extra.length > 0 && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 50).unref());
+    await sleep(50, undefined, { ref: false });
     extra = extraResources(before);
   }
   return extra;

@@ -6,6 +6,7 @@
 const { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 
 const LOCK_DIR = process.env.VERIFY_HUB_MACHINE_LOCK ?? join(tmpdir(), 'verify-hub-test-machine.lock');
 
@@ -42,7 +43,7 @@ async function acquireMachineLock() {
   // A directory made but not yet holding a pid is someone taking it: look again until it holds one.
   let waited = 0;
   while (!tryTake()) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     waited += 100;
     // A directory left without a pid file by a holder killed between mkdir and write: after 30 s it is stale.
     if (waited % 30_000 === 0) {
