@@ -50,11 +50,13 @@ export function durationWords(ms: number): string {
 /**
  * The recent rate of a run from readings of its `done` count: each new reading blends the rate since
  * the previous one with weight 1 - e^(-dt/τ) (τ = one minute), so the rate follows the last minute
- * and a pause shows at once. Readings never go back (a lower `done` is ignored).
+ * and a pause shows at once; during the first minute after the records began to move, the average
+ * since then. Readings never go back (a lower `done` is ignored).
  */
 export class RateTracker {
   private last?: { at: number; done: number };
-  private first?: { at: number; done: number };
+  /** The last reading before `done` first grew: where the rate is measured from (the wait for a first answer is no rate). */
+  private movedFrom?: { at: number; done: number };
   private rate?: number;
   private maxDone = 0;
 
@@ -64,13 +66,16 @@ export class RateTracker {
   observe(done: number, at = Date.now()): number {
     this.maxDone = Math.max(this.maxDone, done);
     const reading = { at, done: this.maxDone };
-    if (!this.first) this.first = reading;
-    if (this.last && at > this.last.at) {
+    if (!this.movedFrom && this.last && reading.done > this.last.done) this.movedFrom = this.last;
+    if (this.movedFrom && this.last && at > this.last.at) {
       const dt = at - this.last.at;
       const instant = (reading.done - this.last.done) / dt;
       const weight = 1 - Math.exp(-dt / this.timeConstantMs);
-      // The first interval seeds the rate; later ones blend in by how much time they cover.
-      this.rate = this.rate === undefined ? instant : this.rate + weight * (instant - this.rate);
+      // For the first time constant, the average since the records began to move (a first interval of a
+      // few ms, or one reading taken just as a page landed, would seed a rate far off for a whole minute);
+      // after that, each interval blends in by how much time it covers.
+      const sinceMoved = at - this.movedFrom.at;
+      this.rate = sinceMoved < this.timeConstantMs || this.rate === undefined ? (reading.done - this.movedFrom.done) / sinceMoved : this.rate + weight * (instant - this.rate);
     }
     if (!this.last || at >= this.last.at) this.last = reading;
     return this.maxDone;

@@ -88,6 +88,11 @@ export interface RunRecord {
   estimatedCredits?: number;
   /** Records the run is expected to read, known when it started (a file's rows, a platform's total): the progress denominator. */
   expectedTotal?: number;
+  /**
+   * Contacts' addresses already verified (or found cached) in pages not yet written and counted: what a
+   * progress figure adds to the counters so it moves with the verifications, not once per page.
+   */
+  checking?: number;
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;

@@ -83,6 +83,8 @@ export interface ChunkInput {
    */
   rereadBeforeWrite?: () => boolean;
   onVerified?: (v: Verification) => void;
+  /** How many of the chunk's addresses have an answer so far (cached or verified), as it grows: for progress between writes. */
+  onLooked?: (addresses: number) => void;
 }
 
 export type ChunkCounters = Omit<Required<RunCounters>, 'pulled' | 'skipped' | 'unreadable'>;
@@ -111,6 +113,11 @@ export interface ChunkOutcome {
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
   const priorByKey = new Map((input.prior ?? []).map((v) => [v.normalized, v]));
   const cacheHits = new Set<string>();
+  let looked = 0;
+  const lookedMore = (n: number) => {
+    looked += n;
+    if (n > 0) input.onLooked?.(looked);
+  };
   // Prior results answer first and are not counted as cache hits; the real cache answers the rest.
   const cache: VerificationCache = {
     getMany: async (keys) => {
@@ -127,6 +134,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
           cacheHits.add(k);
         }
       }
+      lookedMore(found.size);
       return found;
     },
     // Called by the batch the moment a result is bought: kept before anything else happens to it.
@@ -143,7 +151,10 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     purchaseScope: input.purchaseScope,
     maxRateLimitWaitMs: input.maxRateLimitWaitMs,
     signal: input.signal,
-    onResult: input.onVerified ? (v) => input.onVerified!(v) : undefined,
+    onResult: (v) => {
+      input.onVerified?.(v);
+      lookedMore(1);
+    },
     now: input.now ? () => input.now! : undefined,
   });
 

@@ -4,6 +4,7 @@ import { processChunk, type ChunkOutcome } from './chunk-processor';
 import type { ReportRow, RunRecord } from './contracts';
 import { syncMetrics } from './metrics';
 import type { PipelineContext } from './pipeline-context';
+import { lookedNotes } from './looked-notes';
 import { jobIds, type ChunkJobData } from './queues';
 import { unknownReasons, type RecheckWorker } from './recheck-worker';
 import { permanentAsUnrecoverable, platformStop, rateWaitOf, type RunPauses } from './run-pauses';
@@ -33,6 +34,7 @@ export class ChunkWorker {
     // A write begun by an earlier attempt (killed mid-write) may have landed: compare with the platform's values.
     let writeBegunBefore = false;
     const verifiedAt = data.verifiedAt ?? Date.now();
+    const noteLooked = lookedNotes(store, data.runId);
     let outcome: ChunkOutcome;
     try {
       outcome = await processChunk(
@@ -47,6 +49,7 @@ export class ChunkWorker {
           whenStopped: 'return',
           collectReport: true,
           rereadBeforeWrite: () => writeBegunBefore,
+          onLooked: (addresses) => noteLooked(data.pageIndex, addresses),
           now: new Date(verifiedAt),
           // The results go with the job before anything is written: a replay writes exactly these values
           // (an unknown result is not cached, and a new one would carry another time: a second write).

@@ -22,6 +22,8 @@ export interface InProcessRunOptions {
   collectReport?: boolean;
   /** Called after each page is written, in page order, with its outcome (the queue records it). */
   onPage?: (page: { index: number; contacts: number; skipped: number; unreadable: number }, outcome: ChunkOutcome) => Promise<void>;
+  /** How many addresses of page `pageIndex` have an answer so far (cached or verified), as it grows. */
+  onPageLooked?: (pageIndex: number, addresses: number) => void;
   /** Called after each page is written, and for every verification (for a progress bar). */
   onProgress?: (progress: { counters: Required<RunCounters>; pages: number; verifiedNow: number; creditsNow: number }) => void;
 }
@@ -94,6 +96,7 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
         collectReport: options.collectReport,
         signal: options.signal,
         beforeWrite: () => myTurn,
+        onLooked: options.onPageLooked && ((addresses) => options.onPageLooked!(pageIndex, addresses)),
         onVerified: (v) => {
           verifiedNow++;
           if (v.billable) creditsNow++;

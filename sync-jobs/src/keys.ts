@@ -73,6 +73,13 @@ export class Keys {
   reservations(id: string): string {
     return `${this.run(id)}:reserved`;
   }
+  /**
+   * Addresses already verified (or found cached) in pages not counted yet: page index -> how many. Its
+   * sum is the run's `looking` field, so progress follows verifications, not only pages written.
+   */
+  looking(id: string): string {
+    return `${this.run(id)}:looking`;
+  }
   /** Purchases counted in the run's credits (address and answer time), so a purchase resent after a reconnect counts once. */
   purchases(id: string): string {
     return `${this.run(id)}:purchases`;
@@ -83,7 +90,7 @@ export class Keys {
   }
   /** Every key of one run (the run hash first). */
   runKeys(id: string): string[] {
-    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id)];
+    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id), this.looking(id)];
   }
   /** Schedule definitions by id (JSON): kept while a schedule is paused, when it has no BullMQ job scheduler. */
   schedules(): string {

@@ -27,12 +27,31 @@ end`;
  */
 export const COUNT_PAGE = `${ADD_ROWS}
 redis.call('HDEL', KEYS[6], ARGV[1])
+local looked = redis.call('HGET', KEYS[7], ARGV[1])
+if looked then
+  redis.call('HDEL', KEYS[7], ARGV[1])
+  redis.call('HINCRBY', KEYS[1], 'looking', -tonumber(looked))
+end
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
 local counterPairs = tonumber(ARGV[2])
 local i = 6
 for _ = 1, counterPairs do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
 add_rows(KEYS[3], KEYS[4], KEYS[5], i, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
 redis.call('HINCRBY', KEYS[1], 'pagesDone', 1)
+return 1`;
+
+/**
+ * How many addresses of a page not counted yet are verified (or found cached): kept per page, only ever
+ * raised (a replayed attempt starts again from 0), and added to the run's `looking` field. Nothing for a
+ * page already counted. KEYS: run hash, looking hash, pages done. ARGV: page, addresses.
+ */
+export const NOTE_LOOKED = `
+if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then return 0 end
+local before = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+local now = tonumber(ARGV[2])
+if now <= before then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], now)
+redis.call('HINCRBY', KEYS[1], 'looking', now - before)
 return 1`;
 
 /** Report rows outside a page (re-checks), with their breakdown. ARGV: breakdown pairs, failures, kept failures, then the lists. */

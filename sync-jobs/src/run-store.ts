@@ -8,7 +8,7 @@ import { runName } from '@verify-hub/core';
 import type { ReportRow, RunBreakdown, RunCounters, RunListFilter, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
 import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
-import { COUNT_PAGE, APPEND_REPORT, SAVE_PAGE, TRY_COMPLETE, RESERVE_CREDITS, CREDIT_STATE, RELEASE_IF_SAME, TRANSITION } from './run-store-scripts';
+import { COUNT_PAGE, NOTE_LOOKED, APPEND_REPORT, SAVE_PAGE, TRY_COMPLETE, RESERVE_CREDITS, CREDIT_STATE, RELEASE_IF_SAME, TRANSITION } from './run-store-scripts';
 
 export const COUNTER_NAMES = ['pulled', 'skipped', 'unreadable', 'cached', 'verified', 'rejected', 'unknown', 'written', 'unchanged', 'failed', 'credits'] as const satisfies readonly (keyof RunCounters)[];
 
@@ -158,9 +158,18 @@ export class RunStore {
     const delta = breakdownDelta(rows);
     const args = [String(pageIndex), String(pairs.length / 2), String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...pairs, ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
     const k = this.keys;
-    const r = (await this.redis.eval(COUNT_PAGE, 6, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), k.reservations(id), ...args)) as number;
+    const r = (await this.redis.eval(COUNT_PAGE, 7, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), k.reservations(id), k.looking(id), ...args)) as number;
     if (r === 1) await this.keep(id);
     return r === 1;
+  }
+
+  /**
+   * Notes that `addresses` of page `pageIndex` (not counted yet) are verified or found cached: the run's
+   * `checking` figure, so its progress follows verifications between pages (see NOTE_LOOKED).
+   */
+  async noteLooked(id: string, pageIndex: number, addresses: number): Promise<void> {
+    const k = this.keys;
+    await this.redis.eval(NOTE_LOOKED, 3, k.run(id), k.looking(id), k.pagesDone(id), String(pageIndex), String(addresses));
   }
 
   /** How many times the run was resumed: tells a stop seen with old credentials from one seen with the new. */
@@ -330,5 +339,6 @@ function toRecord(h: Record<string, string>): RunRecord {
   if (h.expectedTotal) run.expectedTotal = Number(h.expectedTotal);
   if (h.startedAt) run.startedAt = h.startedAt;
   if (h.finishedAt) run.finishedAt = h.finishedAt;
+  if (Number(h.looking) > 0) run.checking = Number(h.looking);
   return run;
 }

@@ -1,6 +1,7 @@
 import { parseScope, type Connector, type SingleWriter, type WriteOptions } from '@verify-hub/core';
 import type { RunRecord } from './contracts';
 import { runInProcess } from './in-process-executor';
+import { lookedNotes } from './looked-notes';
 import type { PipelineContext } from './pipeline-context';
 import { RunLease } from './run-lease';
 import type { RunPauses } from './run-pauses';
@@ -52,6 +53,7 @@ export class SingleWriterRun {
       verifyConcurrency: settings.verifyConcurrency,
       collectReport: true,
       signal: abort.signal,
+      onPageLooked: lookedNotes(store, run.id),
       onPage: async (page, outcome) => {
         if (outcome.stopped?.reason === 'credit_cap' || capReached) {
           // The credit limit is spent: this page's rows past it are not counted (a resume with a

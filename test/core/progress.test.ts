@@ -54,6 +54,16 @@ describe('RateTracker', () => {
     expect(t.observe(150, 2000)).toBe(150);
   });
 
+  it('the wait for the first answer is not a rate, and readings between steps do not skew the first minute', () => {
+    const t = new RateTracker();
+    // Read every 20 ms (a dashboard poll, a test); nothing moves for 2 s, then 200 a second arriving in
+    // steps of 50 every 250 ms (the way a run's figure is noted).
+    for (let at = 0; at < 2_000; at += 20) t.observe(0, at);
+    for (let at = 2_000; at <= 5_000; at += 20) t.observe(Math.floor((at - 2_000) / 250) * 50, at);
+    expect(t.perSecond()).toBeGreaterThan(150);
+    expect(t.perSecond()).toBeLessThan(250);
+  });
+
   it('a stalled run has no ETA rather than a wrong one', () => {
     const t = new RateTracker();
     t.observe(100, 0);

@@ -40,7 +40,9 @@ export function runView(record: RunRecord, options: { now?: number; pricing?: Pr
   const run = withoutServerPaths(record);
   const c = run.counters;
   // written + unchanged + failed = pulled once every contact is through (sync-jobs README); skipped is outside pulled.
-  const done = c.written + c.unchanged + c.failed;
+  // While running, the addresses already answered in pages not yet written count too: the figure follows the
+  // verifications, not each page's write (a page holds at most as many addresses as contacts: never going back).
+  const done = c.written + c.unchanged + c.failed + (run.status === 'running' ? (run.checking ?? 0) : 0);
   const finished = run.status === 'completed';
   // The total counts contacts: the rows known up front less those the source skipped so far (a file's blank rows), so it
   // can only shrink while done only grows (the percentage never goes back), and a finished run reads "N of N".
