@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError, type INodeExecutionData } from 'n8n-w
 import { HOSTED_ENGINE_URL } from '@verify-hub/core';
 import { EmailVerification, executeVerify, outputsFor, VerifyHubApi, type Clock } from 'n8n-nodes-verify-hub';
 import { FakeEngine } from '../fakes/engine';
-import { executeFunctions, itemsFor, withErrorOutput, type NodeSetup } from './n8n-harness';
+import { asN8nRecordsIt, executeFunctions, itemsFor, withErrorOutput, type NodeSetup } from './n8n-harness';
 
 const engine = new FakeEngine();
 let credentials: { apiKey: string; baseUrl: string };
@@ -171,6 +171,9 @@ describe('Email Verification node: Verify', () => {
     expect(failed.error).toBeInstanceOf(NodeOperationError);
     expect(failed.error).toMatchObject({ message: 'Email must be text, got an object', context: { itemIndex: 1 } });
     expect(out[0]![2]).toMatchObject({ json: { risk: 'invalid' }, pairedItem: { item: 2 } });
+    // What n8n records of it ("Continue"): only the message; pairedItem leads back to the row.
+    expect(asN8nRecordsIt(out)[0]![1]).toMatchObject({ json: { error: 'Email must be text, got an object' }, pairedItem: { item: 1 } });
+    expect(Object.keys(asN8nRecordsIt(out)[0]![1]!.json)).toEqual(['error']);
   });
 
   test('a number and a boolean are both refused, naming the Email field, before any address is verified', async () => {
@@ -200,13 +203,15 @@ describe('Email Verification node: Verify', () => {
     function expectErrorOutput(errors: INodeExecutionData[]) {
       expect(errors.map((i) => i.pairedItem)).toEqual(bad.map((item) => ({ item })));
       for (const e of errors) {
+        // n8n keeps only the message in json; pairedItem leads back to the row.
         const index = (e.pairedItem as { item: number }).item;
-        expect(e.json).toMatchObject({ id: index, error: expect.stringMatching(index === 3 || index === 41 ? /^Item \d+ has no email$/ : /^Email must be text, got /) });
+        expect(items[index]!.json.id).toBe(index);
+        expect(e.json).toEqual({ error: expect.stringMatching(index === 3 || index === 41 ? /^Item \d+ has no email$/ : /^Email must be text, got /) });
       }
     }
 
     test('bad items arrive on the error output, good ones on the main output, pairedItem intact', async () => {
-      const out = withErrorOutput(await run({ items, continueOnFail: true, params: { options: { skipWithoutEmail: false } } }), items);
+      const out = withErrorOutput(await run({ items, continueOnFail: true, params: { options: { skipWithoutEmail: false } } }));
       expect(out).toHaveLength(2);
       const [main, errors] = out as [INodeExecutionData[], INodeExecutionData[]];
       expect(main).toHaveLength(43);
@@ -216,7 +221,7 @@ describe('Email Verification node: Verify', () => {
     });
 
     test('with Route by Risk: the four risk outputs hold only verified items of their risk; errors only on the error output', async () => {
-      const out = withErrorOutput(await run({ items, continueOnFail: true, params: { routeByRisk: true } }), items);
+      const out = withErrorOutput(await run({ items, continueOnFail: true, params: { routeByRisk: true } }));
       expect(out).toHaveLength(5);
       ['safe', 'risky', 'invalid', 'unknown'].forEach((risk, o) => {
         expect(out[o]!.length).toBeGreaterThan(0);
@@ -230,9 +235,9 @@ describe('Email Verification node: Verify', () => {
       const good = items.filter((_, i) => !bad.includes(i)).slice(0, 3);
       const raw = await run({ items: good, credentials: { apiKey: 'revoked-key', baseUrl: engine.url }, continueOnFail: true, params: { routeByRisk: true } });
       expect(raw[3]!.map((i) => [i.error?.constructor, i.error?.context.itemIndex])).toEqual([0, 1, 2].map((n) => [NodeApiError, n]));
-      const out = withErrorOutput(raw, good);
+      const out = withErrorOutput(raw);
       expect(out.slice(0, 4).flat()).toEqual([]);
-      expect(out[4]!.map((i) => [i.json.error, i.pairedItem])).toEqual([0, 1, 2].map((n) => ['Verify Hub rejected the API key', { item: n }]));
+      expect(out[4]!.map((i) => [i.json, i.pairedItem])).toEqual([0, 1, 2].map((n) => [{ error: 'Verify Hub rejected the API key' }, { item: n }]));
     });
   });
 

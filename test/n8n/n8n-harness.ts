@@ -93,22 +93,29 @@ export function itemsFor(...emails: (string | undefined)[]): INodeExecutionData[
  * What n8n itself does with a node's output under "Continue (using error output)" (n8n-core,
  * WorkflowExecute.handleNodeErrorOutput, run after the node's execute): from each of the node's own main
  * outputs, an item that carries `error` on the item, or whose json holds nothing but `error` (or `error` and
- * `message`), moves to the error output appended after them, with `error` taken off the item and the json of
- * its paired input item under its own json; every other item stays where the node put it. The real run is
+ * `message`), moves to the error output appended after them; every other item stays where the node put it.
+ * Then, as for any node that continues on failure, `asN8nRecordsIt`. The real run is
  * `connectors/n8n/scripts/e2e-real-n8n.sh`.
  */
-export function withErrorOutput(outputs: INodeExecutionData[][], inputItems: INodeExecutionData[]): INodeExecutionData[][] {
+export function withErrorOutput(outputs: INodeExecutionData[][]): INodeExecutionData[][] {
   const errorItems: INodeExecutionData[] = [];
   const kept = outputs.map((items) =>
     items.filter((item) => {
       const keys = Object.keys(item.json);
       const isError = item.error !== undefined || (item.json.error !== undefined && (keys.length === 1 || (keys.length === 2 && item.json.message !== undefined)));
-      if (!isError) return true;
-      const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
-      const input = typeof paired === 'object' && paired ? inputItems[paired.item] : undefined;
-      errorItems.push({ ...item, error: undefined, json: { ...(input?.json ?? {}), ...item.json } });
-      return false;
+      if (isError) errorItems.push(item);
+      return !isError;
     }),
   );
-  return [...kept, errorItems];
+  return asN8nRecordsIt([...kept, errorItems]);
+}
+
+/**
+ * What n8n keeps of a node's output items (n8n-core, WorkflowExecute's `normalizeNodeErrors`, after every
+ * node run, "Continue" and the error output alike): the json of an item carrying `error` is replaced by
+ * `{ error: <its message> }` (the item's own fields and anything else the node put there are gone);
+ * `pairedItem` stays, and is how a workflow gets the row back. Seen in a real n8n 2.41 run.
+ */
+export function asN8nRecordsIt(outputs: INodeExecutionData[][]): INodeExecutionData[][] {
+  return outputs.map((items) => items.map((item) => (item.error !== undefined ? { ...item, json: { error: item.error.message } } : item)));
 }

@@ -46,11 +46,13 @@ check(outputs[0].length === 3, 'safe: ada, busy (after a 429) and ada@EXAMPLE.co
 check(all.every((it) => typeof it.json.emails === 'string' && typeof it.json.score === 'number' && it.json.checks), 'results merged into the items');
 check(all.every((it) => it.json.email === it.json.emails), "each result's email is its own item's spelling");
 
+// n8n replaces the json of an item that carries an error with { error: <message> } (n8n-core's
+// normalizeNodeErrors): the item's own fields are gone, and its pairedItem is how a workflow gets the row back.
 const errors = outputs[4] ?? [];
-console.log(`     error output: ${errors.map((it) => `${JSON.stringify(it.json.emails)} -> ${it.json.error} paired ${JSON.stringify(it.pairedItem)}`).join('; ') || '(none)'}`);
+console.log(`     error output: ${errors.map((it) => `${JSON.stringify(it.json)} paired ${JSON.stringify(it.pairedItem)}`).join('; ') || '(none)'}`);
 check(JSON.stringify(errors.map(pairedOf)) === '[6,7,8]', 'the three bad items (12345, true, "") on the error output, pairedItem 6, 7, 8');
-const expected = ['Email must be text, got a number (12345)', 'Email must be text, got true (a boolean)', 'Item 8 has no email'];
-check(JSON.stringify(errors.map((it) => it.json.error)) === JSON.stringify(expected), `each with its error message in json.error (${expected.join(' / ')})`);
+const expected = ['Email must be text, got a number (12345)', 'Email must be text, got true (a boolean)', 'Item 8 has no email'].map((error) => ({ error }));
+check(JSON.stringify(errors.map((it) => it.json)) === JSON.stringify(expected), `each item's json is exactly its error message (${expected.map((e) => JSON.stringify(e)).join(' / ')})`);
 
 const requests = JSON.parse(fs.readFileSync(requestsFile, 'utf8'));
 const calls = (email) => requests.filter((r) => r.email === email).length;

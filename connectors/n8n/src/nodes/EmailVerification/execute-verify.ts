@@ -130,10 +130,12 @@ function shapeOutput(item: INodeExecutionData, result: Verification & { explanat
 /**
  * An item that could not be verified, under continueOnFail. The error rides on the item itself
  * (`item.error`): that is what n8n looks at to move an item to the node's error output with
- * "Continue (using error output)", from whichever output it is on, so it never stays on a risk output.
- * n8n drops `item.error` when it moves the item, so the message is also in `json.error` (and
- * `json.errorDescription`) for the nodes after it, next to the item's own data; with plain "Continue"
- * the item stays where it was put (the first output, or Unknown when routing by risk).
+ * "Continue (using error output)", from whichever output it is on, so it never stays on a risk output;
+ * with plain "Continue" the item stays where it was put (the first output, or Unknown when routing by
+ * risk). Either way n8n then replaces the json of every item carrying `error` with `{ error: <message> }`
+ * (normalizeNodeErrors in n8n-core): the nodes after it see only the message, and `pairedItem` is how a
+ * workflow gets the row back (`$('Node before').item`). The item's own fields and `errorDescription` in
+ * the json below are for callers of `execute` outside n8n's engine; n8n itself does not keep them.
  */
 function failedItem(item: INodeExecutionData, error: NodeOperationError | NodeApiError, itemIndex: number): INodeExecutionData {
   return {
