@@ -14,7 +14,7 @@ import { normalizeEmail } from './normalize';
 import type { Logger } from './logger';
 import { isQuota429, readRateLimitHeaders } from './rate-limit';
 import { backoffDelay, shouldRetry, sleep } from './retry';
-import type { Verifier, VerifyOptions } from './verifier';
+import { markCollected, type Verifier, type VerifyOptions } from './verifier';
 import { syntaxInvalidVerification, unknownVerification, type Verification } from './verification';
 
 export interface EngineClientOptions {
@@ -156,7 +156,8 @@ export class EngineClient implements Verifier {
         (this.options.logger ?? processWarnings).warn({ requestId, fields: reading.warnings }, `engine answer: dropped ${reading.warnings.map((w) => w.field).join(', ')} (kept the verdict)`);
       }
       if (!reading.ok) throw new EngineResponseError(`engine answer is not a verification result: ${reading.problem}`, { status: 200, requestId });
-      return reading.verification;
+      // Answered and billed before under this Idempotency-Key: the same purchase, collected again.
+      return answer.header('idempotent-replayed') === 'true' ? markCollected(reading.verification) : reading.verification;
     }
     throw engineErrorFromResponse(answer.status, answer.header, safeJson(answer.body));
   }

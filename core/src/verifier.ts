@@ -20,3 +20,21 @@ export interface VerifyOptions {
 export interface Verifier {
   verify(email: string, options?: VerifyOptions): Promise<Verification>;
 }
+
+/** Answers marked by `markCollected`: a mark on the object, not a field of the result (it is not part of the verdict). */
+const collected = new WeakSet<Verification>();
+
+/**
+ * Marks an answer the engine gave again under an Idempotency-Key it had answered and billed before
+ * (`Idempotent-Replayed: true`): its purchase is the first request's, made once. Whoever counts
+ * purchases counts it only if that first one was not counted (a worker killed with it in flight).
+ */
+export function markCollected(v: Verification): Verification {
+  collected.add(v);
+  return v;
+}
+
+/** Whether `v` was collected again under its Idempotency-Key (see markCollected). */
+export function isCollected(v: Verification): boolean {
+  return collected.has(v);
+}

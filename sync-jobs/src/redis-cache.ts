@@ -1,14 +1,14 @@
 import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
-import { storeResults, type StoredEntry } from './store-results-script';
+import { COUNT_PURCHASE, flaggedPurchase, storeResults, type StoredEntry } from './store-results-script';
 
 const DAY_MS = 86_400_000;
 
-/** Adds to KEYS[1]'s field ARGV[1] one per purchase id (ARGV[2..]) not yet in the set KEYS[2]. */
-const COUNT_PURCHASES = `
+/** Adds to KEYS[1]'s field ARGV[1] one per purchase (ARGV[2..], flaggedPurchase) not yet in the set KEYS[2]. */
+const COUNT_PURCHASES = `${COUNT_PURCHASE}
 local n = 0
-for i = 2, #ARGV do n = n + redis.call('SADD', KEYS[2], ARGV[i]) end
+for i = 2, #ARGV do n = n + count_purchase(KEYS[2], ARGV[i]) end
 if n > 0 then redis.call('HINCRBY', KEYS[1], ARGV[1], n) end
 return n`;
 
@@ -67,13 +67,13 @@ export class RedisVerificationCache implements VerificationCache {
   async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }): Promise<void> {
     const entries = this.entries(results);
     const billable = results.filter((v) => v.billable);
-    const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map(purchaseId)] as const) : undefined;
+    const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map(flaggedPurchase)] as const) : undefined;
     if (this.keys.cluster) {
       await this.setEach(entries);
       if (countArgs) await this.redis.eval(...countArgs);
       return;
     }
-    await storeResults(this.redis, entries, credits && { ...credits, ids: billable.map(purchaseId) });
+    await storeResults(this.redis, entries, credits && { ...credits, ids: billable.map(flaggedPurchase) });
   }
 
   /** What to store for each result: unknowns are not kept, nor results already past the longest freshness window. */
@@ -98,5 +98,3 @@ export class RedisVerificationCache implements VerificationCache {
 
 type CacheEntry = StoredEntry;
 
-/** A purchase, counted once by its answer: the address and when the engine answered. */
-const purchaseId = (v: Verification) => `${v.normalized}|${v.checkedAt}`;

@@ -1,4 +1,34 @@
 import type { Redis } from 'ioredis';
+import { isCollected, type Verification } from '@verify-hub/core';
+
+/**
+ * Counts one purchase into the run's set of purchases (1 when counted, 0 when it was already): `<flag>|<id>`,
+ * the id being `<address>|<answer time>`. Flag `1`: an answer collected again under its Idempotency-Key
+ * (core's `isCollected`): the same purchase as the first answer under that key, whose time may differ (an
+ * engine without `checked_at`: the hub's clock), so it counts only when no purchase of its address is in the
+ * set yet (its first worker was killed before storing it). Looking by address is a scan of the run's
+ * purchases, made only for collected answers, which only a crash or a lost lock produces.
+ */
+export const COUNT_PURCHASE = `
+local function count_purchase(purchases, flagged)
+  local id = string.sub(flagged, 3)
+  if string.sub(flagged, 1, 1) == '1' then
+    local address = string.match(id, '^(.*)|[^|]*$')
+    local pattern = string.gsub(address, '[%*%?%[%]\\\\]', '\\\\%0') .. '|*'
+    local cursor = '0'
+    repeat
+      local page = redis.call('SSCAN', purchases, cursor, 'MATCH', pattern, 'COUNT', 1000)
+      if #page[2] > 0 then return 0 end
+      cursor = page[1]
+    until cursor == '0'
+  end
+  return redis.call('SADD', purchases, id)
+end`;
+
+/** A purchase as COUNT_PURCHASE takes it. */
+export function flaggedPurchase(v: Verification): string {
+  return `${isCollected(v) ? 1 : 0}|${v.normalized}|${v.checkedAt}`;
+}
 
 /**
  * Stores cache entries and counts the billable purchases among them in one atomic script: what a
@@ -10,12 +40,12 @@ import type { Redis } from 'ioredis';
  * KEYS: the n cache keys, then (when counting) the run's credits hash and its purchases set.
  * ARGV: n, the n values, the n TTLs in ms, then (when counting) the credits field and the purchase ids.
  */
-const STORE_RESULTS = `
+const STORE_RESULTS = `${COUNT_PURCHASE}
 local n = tonumber(ARGV[1])
 for i = 1, n do redis.call('SET', KEYS[i], ARGV[1 + i], 'PX', ARGV[1 + n + i]) end
 if #KEYS == n then return 0 end
 local counted = 0
-for i = 2 * n + 3, #ARGV do counted = counted + redis.call('SADD', KEYS[n + 2], ARGV[i]) end
+for i = 2 * n + 3, #ARGV do counted = counted + count_purchase(KEYS[n + 2], ARGV[i]) end
 if counted > 0 then redis.call('HINCRBY', KEYS[n + 1], ARGV[2 * n + 2], counted) end
 return counted`;
 
