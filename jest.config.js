@@ -28,5 +28,5 @@ module.exports = {
   testTimeout: 30000,
   // Several workers even on 2 cores: most suites wait on Redis, child processes and BullMQ timers, not
   // on the CPU. Each suite owns its Redis prefix, ports and temp dirs, so any two can run at once.
-  maxWorkers: process.env.VERIFY_HUB_TEST_WORKERS ?? 4,
+  maxWorkers: process.env.VHTEST_WORKERS ?? 4,
 };

@@ -8,7 +8,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 
-const LOCK_DIR = process.env.VERIFY_HUB_MACHINE_LOCK ?? join(tmpdir(), 'verify-hub-test-machine.lock');
+const LOCK_DIR = process.env.VHTEST_MACHINE_LOCK ?? join(tmpdir(), 'verify-hub-test-machine.lock');
 
 function alive(pid) {
   try {
@@ -61,7 +61,7 @@ async function acquireMachineLock() {
  * Where this run notes how long each suite waited for the lock (set by the global set-up), so the
  * summary reporter gives suite times without the wait.
  */
-const WAITS_FILE = 'VERIFY_HUB_LOCK_WAITS';
+const WAITS_FILE = 'VHTEST_LOCK_WAITS';
 
 function noteLockWait(testPath, ms) {
   const file = process.env[WAITS_FILE];
