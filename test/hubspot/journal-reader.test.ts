@@ -1,4 +1,4 @@
-import { createHubSpotConnectorFactory, HubSpotJournal, JOURNAL_PATH } from '@verify-hub/connector-hubspot';
+import { createHubSpotConnectorFactory, HubSpotJournal, JOURNAL_PATH, JOURNAL_SCOPE } from '@verify-hub/connector-hubspot';
 import { createLogger, type ContactEvent } from '@verify-hub/core';
 import { disconnectUninstalled, JournalReader, type SyncPipeline } from '@verify-hub/sync-jobs';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
@@ -65,7 +65,7 @@ function reader(portalId: string, sink: ReturnType<typeof recordingSink>, extra:
     offsetKey: `${pipeline.keys.prefix}:journal-offset:${connectionId}`,
     leaseKey: `${pipeline.keys.prefix}:journal-lease:${connectionId}`,
     connectionId,
-    journal: new HubSpotJournal({ portalId, clientId: fake.oauth.clientId, clientSecret: fake.oauth.clientSecret, apiBase: fake.url }),
+    journal: new HubSpotJournal({ portalId, clientId: fake.oauth.clientId, clientSecret: fake.oauth.clientSecret, apiBase: fake.url, logger }),
     enqueue: sink.enqueue,
     onUninstalled: extra.onUninstalled ?? (async () => undefined),
     logger,
@@ -151,10 +151,37 @@ describe('the HubSpot webhooks journal reader', () => {
     fake.addPortal({ portalId: '705', token: 'portal-token-705' });
     const portalToken = await fetch(`${fake.url}${JOURNAL_PATH}/earliest?installPortalId=705`, { headers: { Authorization: 'Bearer portal-token-705' } });
     expect(portalToken.status).toBe(401);
+    // An app token granted another scope than the one the published operations declare is refused.
+    const tokenFor = async (scope: string) =>
+      ((await (await fetch(`${fake.url}/oauth/v1/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: fake.oauth.clientId, client_secret: fake.oauth.clientSecret, scope }) })).json()) as { access_token: string }).access_token;
+    const withOldScope = await fetch(`${fake.url}${JOURNAL_PATH}/earliest?installPortalId=705`, { headers: { Authorization: `Bearer ${await tokenFor('developer.webhooks_journal.read')}` } });
+    expect(withOldScope.status).toBe(403);
+    expect(JOURNAL_SCOPE).toBe('webhooks-journal-data-access');
     publish('705', 1, 1);
     await pipeline.redis.set(`${pipeline.keys.prefix}:journal-lease:hubspot-705`, 'another-process', 'PX', 60_000);
     expect(await reader('705', recordingSink()).catchUp()).toBeUndefined();
     await pipeline.redis.del(`${pipeline.keys.prefix}:journal-lease:hubspot-705`);
     expect(await reader('705', recordingSink()).catchUp()).toEqual({ entries: 1, events: 1, uninstalled: false });
+  });
+
+  it('reads answers and events of a shape HubSpot has not published leniently: logged with the request id, skipped, never a crash', async () => {
+    fake.addPortal({ portalId: '707' });
+    const emails = publish('707', 2, 2);
+    // An answer without url/currentOffset (no success schema is published for it): nothing read, the offset stays.
+    fake.journal.answerWith({ results: [], status: 'COMPLETE' });
+    const sink = recordingSink();
+    expect(await reader('707', sink).catchUp()).toEqual({ entries: 0, events: 0, uninstalled: false });
+    const odd = logLines.filter((line) => line.includes('HubSpot journal answer of an unknown shape'));
+    expect(odd).toHaveLength(1);
+    expect(JSON.parse(odd[0]!)).toMatchObject({ requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), missing: ['url', 'currentOffset'], members: ['results', 'status'] });
+    // Read again later: everything arrives, once.
+    expect(await reader('707', sink).catchUp()).toEqual({ entries: 2, events: 4, uninstalled: false });
+    expect([...sink.queued.keys()].sort()).toEqual(emails.sort());
+
+    // A file with events this reader cannot read beside good ones: the good ones go through, the rest is named in the log.
+    fake.journal.publish('707', [fake.journal.contactCreated('707', '99001', 'good@example.com'), { subscriptionType: 'OBJECT', objectTypeId: '0-1', objectId: 99002 }, { action: 42 }]);
+    expect(await reader('707', sink).catchUp()).toEqual({ entries: 1, events: 1, uninstalled: false });
+    const skipped = logLines.filter((line) => line.includes('events of an unknown shape skipped')).map((line) => JSON.parse(line) as { requestId: string; unread: string[] });
+    expect(skipped.at(-1)).toMatchObject({ requestId: expect.any(String), unread: ['journalEvents[1]: no action', expect.stringMatching(/^journalEvents\[2\]: action: /)] });
   });
 });

@@ -1,4 +1,4 @@
-import type { BackgroundTask, PlatformContext, PlatformHost } from '@verify-hub/core';
+import { platformLogger, type BackgroundTask, type PlatformContext, type PlatformHost } from '@verify-hub/core';
 import { hubspotEnvironment } from './environment';
 import { HubSpotJournal } from './journal';
 
@@ -32,7 +32,7 @@ export function journalTask(context: PlatformContext, host: PlatformHost, option
       const apiBase = String(connection.settings?.apiBase ?? env.HUBSPOT_API_BASE).replace(/\/+$/, '');
       const reader = host.journalReader({
         connectionId: connection.id,
-        journal: new HubSpotJournal({ portalId, clientId: env.HUBSPOT_CLIENT_ID!, clientSecret: env.HUBSPOT_CLIENT_SECRET!, apiBase }),
+        journal: new HubSpotJournal({ portalId, clientId: env.HUBSPOT_CLIENT_ID!, clientSecret: env.HUBSPOT_CLIENT_SECRET!, apiBase, logger: platformLogger(logger, 'hubspot', connection.id) }),
         onUninstalled: () => host.disconnectUninstalled(connection.id),
       });
       readers.set(connection.id, reader);

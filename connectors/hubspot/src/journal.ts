@@ -1,18 +1,26 @@
 import { z } from 'zod';
-import { VerifyHubError, type ContactEvent } from '@verify-hub/core';
+import { VerifyHubError, type ContactEvent, type Logger } from '@verify-hub/core';
 import { HubSpotApiError, HubSpotAuthError, hubspotNetworkError } from './errors';
 import { hubspotErrorFromResponse, type HeaderBag } from './response-errors';
 
 /**
  * HubSpot's webhooks journal (API 2026-03), the pull-based alternative to push webhooks for a hub
  * with no public URL: the local journal of one installed portal, read with the app's
- * client-credentials token. `earliest` and `offset/{offset}/next` each name one entry (`url`,
- * `currentOffset`); the entry's events are in the file at `url`. Nothing after an offset: 204; an
- * offset past the journal's 3-day retention: 404 (`JournalOffsetExpiredError`).
+ * client-credentials token. `earliest` and `offset/{offset}/next` each name one entry; the entry's
+ * events are in the file at `url`. Nothing after an offset: 204; an offset past the journal's 3-day
+ * retention: 404 (`JournalOffsetExpiredError`).
+ *
+ * HubSpot publishes no success schema for these two answers, only for the batch endpoints
+ * (`JournalFetchResponse`: `url`, `currentOffset`, `expiresAt`). So they are read leniently and checked
+ * field by field: an answer without a usable `url` and `currentOffset`, or a file event of a shape not
+ * known here, is logged with HubSpot's request id (`X-HubSpot-Correlation-Id`) and skipped (an answer
+ * counts as "nothing yet", so the offset does not move and it is asked again), never a crash.
  */
 export const JOURNAL_PATH = '/webhooks-journal/journal-local/2026-03';
-/** What the client-credentials token needs for the journal. */
-export const JOURNAL_SCOPE = 'developer.webhooks_journal.read';
+/** The scope the published journal operations declare (`webhooks-journal-data-access`). */
+export const JOURNAL_SCOPE = 'webhooks-journal-data-access';
+/** HubSpot's event type id of an app uninstall (APP_LIFECYCLE_EVENT subscriptions). */
+export const APP_UNINSTALL_EVENT_TYPE = '4-1916193';
 const TOKEN_MARGIN_MS = 60_000;
 
 /** One journal entry as the hub's event path takes it; `uninstalled` when the entry holds the app's APP_UNINSTALL for the portal. */
@@ -20,6 +28,8 @@ export interface JournalEntry {
   offset: string;
   events: ContactEvent[];
   uninstalled: boolean;
+  /** Events of a shape this reader does not know, by place (`journalEvents[3]: action: ...`): skipped. */
+  unread: string[];
 }
 
 /** The saved offset is older than the journal keeps (3 days): events between it and the earliest entry are lost. */
@@ -27,7 +37,8 @@ export class JournalOffsetExpiredError extends VerifyHubError {
   override readonly code: string = 'JOURNAL_OFFSET_EXPIRED';
 }
 
-const EntryAnswerSchema = z.looseObject({ url: z.string().min(1), currentOffset: z.string().min(1) });
+/** The fields of an entry answer this reader relies on, each checked on its own. */
+const AnswerFields = { url: z.url({ protocol: /^https?$/ }), currentOffset: z.string().min(1) };
 const id = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform(String);
 /** A property change as the journal lists it; the value may come as `newValue`, `propertyValue` or `value`. */
 const ChangeSchema = z.looseObject({
@@ -39,7 +50,8 @@ const ChangeSchema = z.looseObject({
 });
 const JournalEventSchema = z.looseObject({
   subscriptionType: z.string().optional(),
-  action: z.string(),
+  eventTypeId: z.string().optional(),
+  action: z.string().optional(),
   portalId: id.optional(),
   objectTypeId: z.string().optional(),
   objectId: id.optional(),
@@ -68,15 +80,18 @@ function epochMs(value: number | string | undefined, fallback: number): number {
  */
 export function parseJournalFile(raw: unknown, portalId: string, offset: string, now = Date.now()): JournalEntry {
   const file = JournalFileSchema.safeParse(raw);
-  if (!file.success) throw new HubSpotApiError('HubSpot journal entry: not a journal file (journalEvents missing)', { retryable: false });
+  if (!file.success) return { offset, events: [], uninstalled: false, unread: ['the file: no journalEvents list'] };
   const events: ContactEvent[] = [];
+  const unread: string[] = [];
   let uninstalled = false;
   file.data.journalEvents.forEach((rawEvent, index) => {
     const parsed = JournalEventSchema.safeParse(rawEvent);
-    if (!parsed.success) return; // an event kind this hub does not read
+    if (!parsed.success) return void unread.push(`journalEvents[${index}]: ${parsed.error.issues[0]?.path.join('.') || 'event'}: ${parsed.error.issues[0]?.message ?? 'not an event'}`);
     const e = parsed.data;
     if (e.portalId !== undefined && e.portalId !== portalId) return;
-    if (e.action === 'APP_UNINSTALL') return void (uninstalled = true);
+    // The published uninstall: action APP_UNINSTALL, or the app lifecycle event of that type.
+    if (e.action === 'APP_UNINSTALL' || e.eventTypeId === APP_UNINSTALL_EVENT_TYPE) return void (uninstalled = true);
+    if (e.action === undefined) return void unread.push(`journalEvents[${index}]: no action`);
     if (e.objectTypeId !== '0-1' || e.objectId === undefined) return;
     const base = { platform: 'hubspot', accountId: portalId, contactId: e.objectId, occurredAt: epochMs(e.occurredAt, now), dedupeKey: `hubspot-journal:${portalId}:${offset}:${index}` };
     const email = emailChange(e.propertyChanges);
@@ -84,7 +99,7 @@ export function parseJournalFile(raw: unknown, portalId: string, offset: string,
     else if (e.action === 'CREATE') events.push({ ...base, kind: 'created', ...(email ? { email } : {}) });
     else if (e.action === 'UPDATE' && email) events.push({ ...base, kind: 'email_changed', email });
   });
-  return { offset, events, uninstalled };
+  return { offset, events, uninstalled, unread };
 }
 
 export interface HubSpotJournalOptions {
@@ -93,6 +108,8 @@ export interface HubSpotJournalOptions {
   clientSecret: string;
   apiBase: string;
   now?: () => number;
+  /** Where answers and events of an unknown shape are reported (with HubSpot's request id). */
+  logger?: Logger;
 }
 
 /** Reads one portal's local journal, an entry at a time. The token is the app's, never a portal's; it appears in no error. */
@@ -122,14 +139,35 @@ export class HubSpotJournal {
     const raw = await response.text();
     if (response.status === 404 && path.includes('/offset/')) throw new JournalOffsetExpiredError('the saved journal offset is past HubSpot\'s retention (3 days) or unknown', { status: 404 });
     if (!response.ok) throw hubspotErrorFromResponse(response.status, headerBag(response), raw);
-    const answer = EntryAnswerSchema.safeParse(JSON.parse(raw));
-    if (!answer.success) throw new HubSpotApiError('HubSpot journal answer without url or currentOffset', { retryable: false });
+    const requestId = response.headers.get('x-hubspot-correlation-id') ?? undefined;
+    const answer = this.readAnswer(raw, requestId);
+    if (!answer) return undefined;
     // The file's URL is pre-signed (no bearer token goes to it).
-    const file = await fetch(answer.data.url).catch((error: unknown) => {
+    const file = await fetch(answer.url).catch((error: unknown) => {
       throw hubspotNetworkError(error);
     });
     if (!file.ok) throw new HubSpotApiError(`HubSpot journal file answered ${file.status}`, { status: file.status, retryable: file.status >= 500 || file.status === 403 });
-    return parseJournalFile(await file.json(), this.options.portalId, answer.data.currentOffset, this.now());
+    const body: unknown = await file.json().catch(() => undefined);
+    const entry = parseJournalFile(body, this.options.portalId, answer.currentOffset, this.now());
+    if (entry.unread.length) this.options.logger?.warn({ requestId, offset: entry.offset, unread: entry.unread.slice(0, 20), count: entry.unread.length }, 'HubSpot journal: events of an unknown shape skipped');
+    return entry;
+  }
+
+  /** `url` and `currentOffset` of an entry answer, each checked; anything else is logged and read as "nothing yet". */
+  private readAnswer(raw: string, requestId: string | undefined): { url: string; currentOffset: string } | undefined {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const url = AnswerFields.url.safeParse(fields.url);
+    const currentOffset = AnswerFields.currentOffset.safeParse(fields.currentOffset);
+    if (url.success && currentOffset.success) return { url: url.data, currentOffset: currentOffset.data };
+    const problems = [url.success ? undefined : 'url', currentOffset.success ? undefined : 'currentOffset'].filter(Boolean);
+    this.options.logger?.warn({ requestId, missing: problems, members: Object.keys(fields).slice(0, 20) }, 'HubSpot journal answer of an unknown shape (no usable url/currentOffset): read again later');
+    return undefined;
   }
 
   private get(url: string, token: string): Promise<Response> {

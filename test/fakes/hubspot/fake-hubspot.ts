@@ -41,6 +41,8 @@ interface TokenInfo {
   /** `app`: a client-credentials token (the journal), of no portal. */
   kind: 'private' | 'oauth' | 'app';
   expiresAt?: number;
+  /** The scopes a client-credentials token was granted (what it asked for). */
+  scopes?: string[];
 }
 
 export interface PortalOptions {
@@ -205,7 +207,8 @@ export class FakeHubSpot {
   uninstallApp(portalId: string): void {
     for (const [token, info] of this.tokens) if (info.portalId === portalId && info.kind === 'oauth') this.tokens.delete(token);
     for (const [token, owner] of this.refreshTokens) if (owner === portalId) this.refreshTokens.delete(token);
-    this.journal.publish(portalId, [{ subscriptionType: 'APP_LIFECYCLE_EVENT', action: 'APP_UNINSTALL' }]);
+    // The published app lifecycle event (eventTypeId 4-1916193: app uninstall).
+    this.journal.publish(portalId, [{ subscriptionType: 'APP_LIFECYCLE_EVENT', eventTypeId: '4-1916193' }]);
   }
 
   /**
@@ -254,7 +257,7 @@ export class FakeHubSpot {
     app.use((req, res, next) => this.record(req, res, next));
     app.post('/oauth/v1/token', (req, res) => this.token(req, res));
     app.use(this.actions.definitionsRouter());
-    app.use(this.journal.router((token) => (token ? this.tokens.get(token)?.kind === 'app' : false)));
+    app.use(this.journal.router((token) => (token && this.tokens.get(token)?.kind === 'app' ? (this.tokens.get(token)!.scopes ?? []) : undefined)));
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use((req, res, next) => this.limit(req, res, next));
     app.use(this.actions.callbacksRouter());
@@ -389,7 +392,7 @@ export class FakeHubSpot {
       this.refreshTokens.set(refreshToken, portalId);
     } else if (body.grant_type === 'client_credentials') {
       const accessToken = `app-${randomBytes(8).toString('hex')}`;
-      this.tokens.set(accessToken, { portalId: '', kind: 'app', expiresAt: Date.now() + this.oauth.accessTokenTtlSeconds * 1000 });
+      this.tokens.set(accessToken, { portalId: '', kind: 'app', expiresAt: Date.now() + this.oauth.accessTokenTtlSeconds * 1000, scopes: String(body.scope ?? '').split(/\s+/).filter(Boolean) });
       return void res.json({ token_type: 'bearer', access_token: accessToken, expires_in: this.oauth.accessTokenTtlSeconds });
     } else if (body.grant_type === 'refresh_token') {
       portalId = body.refresh_token ? this.refreshTokens.get(body.refresh_token) : undefined;

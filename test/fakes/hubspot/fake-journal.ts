@@ -6,8 +6,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
  * it: `earliest` and `offset/{offset}/next` answer `{ url, expiresAt, currentOffset }` for one entry
  * (204 when nothing follows yet, 404 for an offset expired or never issued), the entry's file lives
  * at the signed `url` as `{ offset, journalEvents, publishedAt }`, and entries older than the
- * retention (3 days) are gone. Callers need an app token (client credentials), 401 otherwise. Its
- * clock is its own, so a test can let an hour or three days pass.
+ * retention (3 days) are gone. Callers need an app token (client credentials), 401 otherwise, granted
+ * the scope the published operations declare (`webhooks-journal-data-access`), 403 otherwise. Its
+ * clock is its own, so a test can let an hour or three days pass. `answerWith` makes the next answer
+ * any body (a shape HubSpot has not published).
  */
 interface Entry {
   offset: string;
@@ -17,6 +19,7 @@ interface Entry {
 }
 
 export const JOURNAL_PATH = '/webhooks-journal/journal-local/2026-03';
+export const JOURNAL_DATA_SCOPE = 'webhooks-journal-data-access';
 const FILES_PATH = '/webhooks-journal-files';
 
 export class FakeJournal {
@@ -27,6 +30,12 @@ export class FakeJournal {
   private readonly fileSignatures = new Map<string, string>();
   /** Entry files fetched, by offset: a reader that re-reads shows up here. */
   readonly fetches = new Map<string, number>();
+  private oddAnswers: unknown[] = [];
+
+  /** The next answers of `earliest` / `next` are these bodies, as they are (200). */
+  answerWith(...bodies: unknown[]): void {
+    this.oddAnswers.push(...bodies);
+  }
 
   now(): number {
     return Date.now() + this.skewMs;
@@ -56,6 +65,7 @@ export class FakeJournal {
   }
 
   private answer(req: Request, res: Response, entry: Entry | undefined): void {
+    if (this.oddAnswers.length) return void res.json(this.oddAnswers.shift());
     if (!entry) return void res.status(204).end();
     const signature = this.fileSignatures.get(entry.offset) ?? randomBytes(8).toString('hex');
     this.fileSignatures.set(entry.offset, signature);
@@ -63,11 +73,13 @@ export class FakeJournal {
     res.json({ url: `${base}${FILES_PATH}/${entry.offset}?signature=${signature}`, expiresAt: new Date(this.now() + 300_000).toISOString(), currentOffset: entry.offset });
   }
 
-  /** Mounted before the fake's portal-token auth: `isAppToken` tells a client-credentials token. */
-  router(isAppToken: (token: string | undefined) => boolean): Router {
+  /** Mounted before the fake's portal-token auth: `appTokenScopes` gives a client-credentials token's scopes (undefined for any other). */
+  router(appTokenScopes: (token: string | undefined) => string[] | undefined): Router {
     const router = Router();
     const portalOf = (req: Request, res: Response): string | undefined => {
-      if (!isAppToken(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1])) return void res.status(401).json({ status: 'error', category: 'INVALID_AUTHENTICATION', message: 'a client credentials token is required' });
+      const scopes = appTokenScopes(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1]);
+      if (!scopes) return void res.status(401).json({ status: 'error', category: 'INVALID_AUTHENTICATION', message: 'a client credentials token is required' });
+      if (!scopes.includes(JOURNAL_DATA_SCOPE)) return void res.status(403).json({ status: 'error', category: 'MISSING_SCOPES', message: `This app hasn't been granted all required scopes to make this call: ${JOURNAL_DATA_SCOPE}` });
       const portalId = String(req.query.installPortalId ?? '');
       if (!/^\d+$/.test(portalId)) return void res.status(400).json({ status: 'error', category: 'VALIDATION_ERROR', message: 'installPortalId: must be an integer' });
       return portalId;
