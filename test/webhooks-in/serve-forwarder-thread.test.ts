@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { SyncPipeline, createRedis, queuePrefix } from '@verify-hub/sync-jobs';
 import { startServe } from '../../cli/src/commands/serve';
@@ -8,7 +6,7 @@ import { loadHubConfig } from '../../cli/src/platforms';
 import { webhookIngestQueueName } from '../../cli/src/webhook-forwarding';
 import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
-import { purgeServeRedis, until } from './serve-stack';
+import { serveProcess, purgeServeRedis, until } from './serve-stack';
 
 /**
  * `verify-hub serve` (with workers) forwards accepted webhook events from a thread of its own, not its
@@ -125,20 +123,3 @@ describe('serve forwards webhook events from its forwarder thread', () => {
     }
   }, 240_000);
 });
-
-/** `verify-hub serve` as a process of its own (the real CLI entry), on a free port; resolves once it listens. */
-async function serveProcess(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
-  const bin = join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js');
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const listening = /open (http:\/\/\S+?)\/?\s/.exec(stderr);
-      if (listening) resolve(listening[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${stderr}`)));
-  });
-  return { url, child, exited };
-}

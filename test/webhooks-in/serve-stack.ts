@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,4 +86,21 @@ export async function purgeServeRedis(prefix: string, redisUrl = process.env.RED
   } finally {
     await cleanup.close();
   }
+}
+
+/** `verify-hub serve` as a process of its own (the real CLI entry), on a free port; resolves once it listens. */
+export async function serveProcess(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
+  const bin = join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js');
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const listening = /open (http:\/\/\S+?)\/?\s/.exec(stderr);
+      if (listening) resolve(listening[1]!.replace('localhost', '127.0.0.1'));
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${stderr}`)));
+  });
+  return { url, child, exited };
 }

@@ -9,7 +9,9 @@ import { requestLog } from './request-log';
 import { CompletionHookDelivery, HookStore } from './completion-hooks';
 import { OutboundGuard } from './outbound-guard';
 import { WebhookIngest, ingestOptions } from './webhook-ingest';
-import { webhookRoutes } from './routes/webhooks';
+import { WEBHOOK_BODY_LIMIT, webhookRoutes } from './routes/webhooks';
+import { declaredSizeLimit } from './declared-size';
+import { DEFAULT_UPLOAD_MAX_BYTES } from './upload-receiver';
 import { actionRoutes } from './routes/actions';
 import { platformExtensionRoutes, platformListRoutes } from './routes/platforms';
 import { runRoutes } from './routes/runs';
@@ -42,6 +44,10 @@ export interface HubApp {
 }
 
 export const QUEUE_UI_PATH = '/admin/queues';
+/** What a multipart upload may carry besides the file: its boundaries, part headers and form fields. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+/** The MCP SDK's largest message (its transport reads up to 4 MB). */
+const MCP_MESSAGE_LIMIT = 4 * 1024 * 1024;
 
 /**
  * The hub service as an Express 5 app, built from its dependencies (DESIGN.md §3: webhooks-in). It
@@ -79,6 +85,11 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   app.set('trust proxy', deps.trustProxy ?? false);
   app.use(metrics.middleware());
   app.use(requestLog(logger));
+  // A declared body over the route's limit is refused before it is read: uploads up to their limit
+  // (plus the form's own parts), MCP messages up to the MCP SDK's own 4 MB, everything else up to the
+  // JSON and webhook limit.
+  const uploadLimit = (deps.upload?.maxBytes ?? DEFAULT_UPLOAD_MAX_BYTES) + FORM_OVERHEAD_BYTES;
+  app.use(declaredSizeLimit((req) => (req.path.startsWith('/api/files') ? uploadLimit : req.path.startsWith('/mcp') ? MCP_MESSAGE_LIMIT : WEBHOOK_BODY_LIMIT)));
 
   app.use(healthRoutes({ redis: deps.redis, workersRunning: deps.workersRunning, isClosing: () => closing }));
   app.get('/metrics', async (_req, res) => {

@@ -1,5 +1,5 @@
 import { estimateView, InputError, type Pricing } from '@verify-hub/core';
-import { DEFAULT_MAX_ROWS, FileConnector, type FileInspection } from '@verify-hub/connector-file';
+import { DEFAULT_MAX_ROWS, FileConnector, FileLimitError, type FileInspection } from '@verify-hub/connector-file';
 import type { ConnectionOperations } from '@verify-hub/sync-jobs';
 import { HttpError } from './http-errors';
 import type { FileEstimate } from './run-api-types';
@@ -18,6 +18,8 @@ export async function inspectUpload(settings: UploadSettings): Promise<FileInspe
 }
 
 function refusalOf(error: unknown, settings: UploadSettings): HttpError {
+  // A file over a size limit (an .xlsx archive that expands too far): its words name the limit.
+  if (error instanceof FileLimitError) return new HttpError(400, error.code, error.message, 'file');
   const field = error instanceof InputError ? error.field : undefined;
   if (field === 'maxRows') {
     const limit = (settings.maxRows ?? DEFAULT_MAX_ROWS).toLocaleString('en-US');

@@ -15,6 +15,7 @@ import {
   type WriteReport,
 } from '@verify-hub/core';
 import { cellText, type CellValue } from './cells';
+import { previewText } from './file-limits';
 import { DataRows, rowLimitError } from './data-rows';
 import { checkEmailColumn, detectLayout, openSource, SAMPLE_ROWS, sniff, type EmailColumnCheck, type FileLayout, type Sniffed } from './layout';
 import { REMOVABLE_RISKS, recheckOutputs, resolveOptions, type CategoryFile, type FileConnectorOptions, type RemovableRisk, type ResolvedOptions, type SplitFormat } from './options';
@@ -347,7 +348,7 @@ export class FileConnector implements Connector {
       encoding: layout.encoding,
       hasHeader: layout.hasHeader,
       rowCount,
-      sample: dataRows.slice(0, SAMPLE_SIZE).map((cells) => Object.fromEntries(layout.columns.map((name, i) => [name, cellText(cells[i])]))),
+      sample: dataRows.slice(0, SAMPLE_SIZE).map((cells) => Object.fromEntries(layout.columns.map((name, i) => [name, previewText(cellText(cells[i]))]))),
       emailCheck: checkEmailColumn(layout, dataRows, width),
     };
     return { layout, info };

@@ -10,3 +10,4 @@ export type { CellValue } from './cells';
 export { WRONG_COLUMN_SHARE } from './layout';
 export type { EmailColumnCheck } from './layout';
 export * from './platform';
+export { FILE_LIMITS, FileLimitError, checkXlsxArchive } from './file-limits';

@@ -4,6 +4,7 @@ import { readCsv, readHead, type TextEncoding } from './csv-source';
 import { detectDelimiter } from './delimiter';
 import type { FileFormat, ResolvedOptions } from './options';
 import { readXlsx } from './xlsx-source';
+import { capCell } from './file-limits';
 
 /** How a file is laid out, found once by `inspect()` and shared by every later read. */
 export interface FileLayout {
@@ -32,9 +33,14 @@ const SAMPLE_ROWS = 100;
 
 const headerKey = (cell: CellValue | undefined) => cellText(cell).trim().toLowerCase().replace(/[\s_\-.]/g, '');
 
-/** The file's items in order; `onSheetName` learns the worksheet of an .xlsx file. */
-export function openSource(options: ResolvedOptions, text: { delimiter?: string; encoding?: TextEncoding }, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
-  return options.format === 'xlsx' ? readXlsx(options.input, onSheetName) : readCsv(options.input, text.delimiter ?? ',', text.encoding);
+/** The file's items in order, each cell cut to `FILE_LIMITS.cellChars`; `onSheetName` learns the worksheet of an .xlsx file. */
+export async function* openSource(options: ResolvedOptions, text: { delimiter?: string; encoding?: TextEncoding }, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
+  const items = options.format === 'xlsx' ? readXlsx(options.input, onSheetName) : readCsv(options.input, text.delimiter ?? ',', text.encoding);
+  try {
+    for await (const item of items) yield item.kind === 'record' ? { ...item, cells: item.cells.map(capCell) } : item;
+  } finally {
+    await items.return(undefined);
+  }
 }
 
 function byHeaderName(header: CellValue[]): number {

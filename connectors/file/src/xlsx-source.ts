@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { excel } from './excel';
 import type { CellValue, SourceItem } from './cells';
+import { checkXlsxArchive } from './file-limits';
 
 /** Plain value of an exceljs cell: rich text and hyperlinks become their text, formulas their result. */
 export function plainCell(value: unknown): CellValue {
@@ -23,6 +24,8 @@ export function plainCell(value: unknown): CellValue {
  * files, so none are seen; `line` is the worksheet row number.
  */
 export async function* readXlsx(path: string, onSheetName?: (name: string) => void): AsyncGenerator<SourceItem> {
+  // Measured before the reader is trusted with it (file-limits.ts): a zip bomb is refused unread.
+  await checkXlsxArchive(path);
   const input = createReadStream(path);
   const workbook = new (excel().stream.xlsx.WorkbookReader)(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
   try {
