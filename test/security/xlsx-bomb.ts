@@ -39,6 +39,14 @@ function parts(expandedBytes: number): Part[] {
   ];
 }
 
+/** Writes little-endian fields into a zip header: [offset, bits, value]. */
+function put(buffer: Buffer, fields: [number, 16 | 32, number][]): void {
+  for (const [at, bits, value] of fields) {
+    if (bits === 16) buffer.writeUInt16LE(value, at);
+    else buffer.writeUInt32LE(value, at);
+  }
+}
+
 /** Deflates one part into `out` from its pieces; returns its sizes and CRC-32. */
 async function writeDeflated(out: NodeJS.WritableStream, part: Part): Promise<{ crc: number; size: number; compressed: number }> {
   const deflate = createDeflateRaw({ level: 9 });
@@ -76,39 +84,18 @@ export async function writeXlsxBomb(path: string, expandedBytes = 200 * 1024 * 1
     written(30 + name.length);
     const { crc, size, compressed } = await writeDeflated(out, part);
     written(compressed);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(0, 6);
-    header.writeUInt16LE(8, 8);
-    header.writeUInt32LE(0, 10);
-    header.writeUInt32LE(crc >>> 0, 14);
-    header.writeUInt32LE(compressed, 18);
-    header.writeUInt32LE(size, 22);
-    header.writeUInt16LE(name.length, 26);
-    header.writeUInt16LE(0, 28);
+    // Local file header: signature, version 2.0, no flags, deflate, no time, CRC, sizes, name length.
+    put(header, [[0, 32, 0x04034b50], [4, 16, 20], [8, 16, 8], [14, 32, crc >>> 0], [18, 32, compressed], [22, 32, size], [26, 16, name.length]]);
     patches.push({ at: localAt, header });
     const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(20, 4);
-    entry.writeUInt16LE(20, 6);
-    entry.writeUInt16LE(0, 8);
-    entry.writeUInt16LE(8, 10);
-    entry.writeUInt32LE(0, 12);
-    entry.writeUInt32LE(crc >>> 0, 16);
-    entry.writeUInt32LE(compressed, 20);
-    entry.writeUInt32LE(size, 24);
-    entry.writeUInt16LE(name.length, 28);
-    entry.writeUInt32LE(localAt, 42);
+    // Central directory header: the same facts, and where the local header is.
+    put(entry, [[0, 32, 0x02014b50], [4, 16, 20], [6, 16, 20], [10, 16, 8], [16, 32, crc >>> 0], [20, 32, compressed], [24, 32, size], [28, 16, name.length], [42, 32, localAt]]);
     central.push(entry, name);
   }
   const centralAt = offset;
   const centralBytes = Buffer.concat(central);
   const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(patches.length, 8);
-  end.writeUInt16LE(patches.length, 10);
-  end.writeUInt32LE(centralBytes.length, 12);
-  end.writeUInt32LE(centralAt, 16);
+  put(end, [[0, 32, 0x06054b50], [8, 16, patches.length], [10, 16, patches.length], [12, 32, centralBytes.length], [16, 32, centralAt]]);
   out.write(centralBytes);
   out.end(end);
   await once(out, 'finish');
