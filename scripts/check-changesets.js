@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// CI's changeset check (.ci/run, `npm run changeset:check`): every published package changed since the
-// last release must be named by a pending changeset (.changeset/*.md), so its next version and
+// CI's changeset check (.ci/run, `npm run changeset:check`): every change to a published package since
+// the last release brings a changeset (.changeset/*.md) naming that package, so its next version and
 // CHANGELOG.md say what changed.
 // - The last release is the newest commit that changed .changeset/last-release.json (written only by
 //   `npm run release:version`): it needs the history (any clone but a shallow one), not tags or a branch.
@@ -9,6 +9,9 @@
 //   uncommitted edits, new untracked files), except CHANGELOG.md files (the release writes them).
 // - A file belongs to the workspace package whose folder holds it; the container image's own files
 //   (IMAGE_FILES) belong to the CLI, whose version the image carries.
+// - Brings: a pending changeset naming the package was committed in, or after (a descendant of), the
+//   newest commit that changed the package's files; an uncommitted change needs an uncommitted changeset.
+//   So a changeset written for one change does not cover the next change to the same package.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -31,7 +34,7 @@ function pendingChangesets() {
       const text = fs.readFileSync(path.join(dir, file), 'utf8');
       const front = /^---\r?\n([\s\S]*?)\r?\n?---/.exec(text);
       if (!front) throw new Error(`.changeset/${file}: no front matter (--- "package": patch ---)`);
-      return { file, names: Object.keys(YAML.parse(front[1]) ?? {}) };
+      return { file: `.changeset/${file}`, names: Object.keys(YAML.parse(front[1]) ?? {}) };
     });
 }
 
@@ -39,6 +42,29 @@ function changedFiles(base) {
   const tracked = git('diff', '--name-only', '--no-renames', base).split('\n');
   const untracked = git('ls-files', '--others', '--exclude-standard').split('\n');
   return [...new Set([...tracked, ...untracked])].filter((f) => f && path.basename(f) !== 'CHANGELOG.md');
+}
+
+/** Paths with uncommitted changes or untracked. */
+function dirtyPaths() {
+  return new Set([...git('diff', '--name-only', '--no-renames', 'HEAD').split('\n'), ...git('ls-files', '--others', '--exclude-standard').split('\n')].filter(Boolean));
+}
+
+/** The newest commit in base..HEAD that changed any of `files`; 'dirty' if one of them is uncommitted. */
+function lastChange(base, files, dirty) {
+  if (files.some((f) => dirty.has(f))) return 'dirty';
+  return git('log', '-1', '--format=%H', `${base}..HEAD`, '--', ...files).trim();
+}
+
+/** Whether a changeset last written in `written` (a commit, or 'dirty') came with or after `change`. */
+function cameAfter(change, written) {
+  if (written === 'dirty') return true;
+  if (change === 'dirty' || !written) return false;
+  try {
+    git('merge-base', '--is-ancestor', change, written);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function ownerOf(file, packages) {
@@ -59,25 +85,31 @@ function main() {
     const owner = ownerOf(file, packages);
     if (owner) changed.set(owner, [...(changed.get(owner) ?? []), file]);
   }
-  const changesets = pendingChangesets();
-  const named = new Set(changesets.flatMap((c) => c.names));
-  const missing = [...changed.keys()].filter((name) => !named.has(name)).sort();
+  const dirty = dirtyPaths();
+  const changesets = pendingChangesets().map((c) => ({ ...c, written: dirty.has(c.file) ? 'dirty' : git('log', '-1', '--format=%H', '--', c.file).trim() }));
   const since = `since the last release (${base.slice(0, 10)}, the last commit that changed ${LAST_RELEASE})`;
+  const uncovered = [];
+  for (const [name, files] of [...changed.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const change = lastChange(base, files, dirty);
+    const naming = changesets.filter((c) => c.names.includes(name));
+    if (naming.some((c) => cameAfter(change, c.written))) continue;
+    const when = change === 'dirty' ? 'uncommitted' : `last changed in ${change.slice(0, 10)}`;
+    const why = naming.length === 0 ? 'no pending changeset names it' : `its changesets (${naming.map((c) => c.file).join(', ')}) are older than that change`;
+    uncovered.push({ name, line: `  ${name}: ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''} (${when}; ${why})` });
+  }
 
-  if (missing.length === 0) {
-    console.log(`changesets: ok, ${changed.size} published package(s) changed ${since}, each named by a pending changeset (${changesets.length} in .changeset/)`);
+  if (uncovered.length === 0) {
+    console.log(`changesets: ok, ${changed.size} published package(s) changed ${since}, each change with its changeset (${changesets.length} in .changeset/)`);
     return;
   }
-  const listed = missing.map((name) => {
-    const files = changed.get(name);
-    return `  ${name}: ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`;
-  });
+  const missing = uncovered.map((u) => u.name);
+  const listed = uncovered.map((u) => u.line);
   console.error(
     [
-      `changesets: these published packages changed ${since}, but no changeset in .changeset/ names them:`,
+      `changesets: these published packages changed ${since} without a changeset for the change:`,
       ...listed,
       '',
-      'Add a changeset: run `npx changeset` and pick them, or write .changeset/<a-short-name>.md:',
+      'Add a changeset, with the change or after it: run `npx changeset` and pick them, or write .changeset/<a-short-name>.md:',
       '',
       '---',
       ...missing.map((name) => `"${name}": patch`),

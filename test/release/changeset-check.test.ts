@@ -100,6 +100,25 @@ describe('the changeset check', () => {
     expect(code).toBe(0);
   });
 
+  test('a changeset covers the changes made before it, not a later change to the same package', () => {
+    write('clients/js/src/index.ts', 'export const a = 2;\n');
+    write('.changeset/first.md', changeset(['@verify-hub/client']));
+    commit('client change with its changeset');
+    expect(check().code).toBe(0);
+    write('clients/js/src/index.ts', 'export const a = 3;\n');
+    commit('another client change, no changeset');
+    const { code, out } = check();
+    expect(code).toBe(1);
+    expect(out).toMatch(/@verify-hub\/client: clients\/js\/src\/index\.ts \(last changed in [0-9a-f]{10}; its changesets \(\.changeset\/first\.md\) are older than that change\)/);
+    // Naming it in a later commit (a new changeset, or the old one edited) covers it.
+    write('.changeset/second.md', changeset(['@verify-hub/client']));
+    commit('its changeset');
+    expect(check().code).toBe(0);
+    // An uncommitted change needs an uncommitted changeset.
+    write('clients/js/src/index.ts', 'export const a = 4;\n');
+    expect(check().out).toContain('(uncommitted; its changesets');
+  });
+
   test('the next release commit (it changes last-release.json) starts the count again; CHANGELOG.md files never count', () => {
     write('clients/js/src/index.ts', 'export const a = 2;\n');
     write('.changeset/one.md', changeset(['@verify-hub/client']));
