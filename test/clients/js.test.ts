@@ -160,7 +160,7 @@ describe('@verify-hub/client against a real `verify-hub engine`', () => {
       const pkg = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
       expect(pkg.name).toBe('@verify-hub/client');
       expect(pkg.dependencies).toBeUndefined();
-      expect(pkg.files).toEqual(['dist', '!dist/**/*.map', 'README.md']); // LICENSE too: npm always packs it
+      expect(pkg.files).toEqual(['dist', '!dist/**/*.map', 'README.md', 'CHANGELOG.md']); // LICENSE too: npm always packs it
     });
   });
 });
