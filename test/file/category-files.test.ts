@@ -167,7 +167,7 @@ describe('per-category files (split)', () => {
       sheet.addRow(['email', 'age', 'since']);
       sheet.addRow(['invalid1@example.com', 41, new Date('2020-05-06T00:00:00.000Z')]);
       sheet.addRow(['s2@example.com', 7, new Date('2021-01-01T00:00:00.000Z')]);
-      await book.xlsx.writeFile(input);
+      await writeFile(input, Buffer.from(await book.xlsx.writeBuffer()));
       const connector = new FileConnector({ input, split: true });
       for (const page of await pullAll(connector)) await connector.write(page.contacts.map((contact) => ({ contact, verification: verify(contact.email) })));
       await connector.finish();

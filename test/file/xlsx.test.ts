@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
-import { readdir } from 'node:fs/promises';
+import JSZip from 'jszip';
+import { readdir, writeFile } from 'node:fs/promises';
 import { FileConnector } from '@verify-hub/connector-file';
 import { expectedResultCells, expectedRisk, fakeVerify, pullAll, RESULT_HEADER, resultsFor, runInOrder, tempDir } from './helpers';
 
@@ -8,6 +9,10 @@ beforeEach(async () => (tmp = await tempDir()));
 afterEach(async () => tmp.cleanup());
 
 const JOINED = new Date(Date.UTC(2024, 4, 6, 0, 0, 0));
+
+// Workbooks are written with writeBuffer, not exceljs's writeFile: that resolves once the zip is handed to
+// the file stream and ends the stream then, and on a loaded machine the file was cut before its last part
+// (xl/workbook.xml), which the reader then met as a TypeError (issue 30).
 
 /** A workbook like a CRM export: typed cells, a rich-text cell, a hyperlink, an empty email, a second sheet that is ignored. */
 async function writeWorkbook(name: string, extraRows = 0): Promise<string> {
@@ -21,7 +26,7 @@ async function writeWorkbook(name: string, extraRows = 0): Promise<string> {
   sheet.addRow(['Info Desk', 'info@example.net', null, null, null]);
   for (let i = 0; i < extraRows; i++) sheet.addRow([`Person ${i}`, `person${i}@example.com`, i, null, i % 2 === 0]);
   workbook.addWorksheet('Other').addRow(['not', 'read']);
-  await workbook.xlsx.writeFile(path);
+  await writeFile(path, Buffer.from(await workbook.xlsx.writeBuffer()));
   return path;
 }
 
@@ -93,7 +98,7 @@ describe('.xlsx in and out', () => {
     const sheet = workbook.addWorksheet('People');
     sheet.addRow(['email']);
     sheet.addRow(['ada@example.com']);
-    await workbook.xlsx.writeFile(input);
+    await writeFile(input, Buffer.from(await workbook.xlsx.writeBuffer()));
     const connector = new FileConnector({ input });
     expect((await pullAll(connector)).flatMap((p) => p.contacts.map((c) => c.email))).toEqual(['ada@example.com']);
     await connector.write(resultsFor((await pullAll(connector)).flatMap((p) => p.contacts)), {});
@@ -109,6 +114,36 @@ describe('.xlsx in and out', () => {
     const input = tmp.file('fake.xlsx');
     await (await import('node:fs/promises')).writeFile(input, 'email\na@example.com\n');
     await expect(new FileConnector({ input }).inspect()).rejects.toMatchObject({ field: 'input', message: expect.stringMatching(/could not be read as an \.xlsx workbook/) });
+  });
+
+  it('reads a workbook whose parts come in another order: the workbook part after the sheet, the shared strings before it (issue 30)', async () => {
+    // The zip's order is the writer's choice. This one made exceljs's reader name the sheet from a workbook
+    // part not read yet (TypeError: Cannot read properties of undefined (reading 'sheets')).
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet('People').addRows([['email', 'name'], ['ada@example.com', 'Ada'], ['bob@example.org', 'Bob']]);
+    const written = await JSZip.loadAsync(await book.xlsx.writeBuffer());
+    const names = Object.keys(written.files).filter((n) => !written.files[n]!.dir);
+    const first = ['[Content_Types].xml', '_rels/.rels', 'xl/_rels/workbook.xml.rels', 'xl/sharedStrings.xml', 'xl/worksheets/sheet1.xml'];
+    expect(names).toEqual(expect.arrayContaining(first));
+    const reordered = new JSZip();
+    for (const name of [...first, ...names.filter((n) => !first.includes(n) && n !== 'xl/workbook.xml'), 'xl/workbook.xml']) {
+      reordered.file(name, await written.file(name)!.async('nodebuffer'));
+    }
+    const input = tmp.file('reordered.xlsx');
+    await writeFile(input, await reordered.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
+    const connector = new FileConnector({ input });
+    expect((await pullAll(connector)).flatMap((p) => p.contacts.map((c) => c.email))).toEqual(['ada@example.com', 'bob@example.org']);
+  });
+
+  it('a workbook cut short (an upload that stopped) fails with an input error naming the file, not a TypeError', async () => {
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet('People').addRows([['email'], ...Array.from({ length: 2_000 }, (_, i) => [`p${i}@example.com`])]);
+    const whole = Buffer.from(await book.xlsx.writeBuffer());
+    const input = tmp.file('cut.xlsx');
+    await writeFile(input, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const error = await pullAll(new FileConnector({ input })).then(() => undefined, (e: unknown) => e as Error & { field?: string });
+    expect(error).toMatchObject({ field: 'input', message: expect.stringContaining('cut.xlsx') });
+    expect(error!.message).not.toMatch(/reading 'sheets'/);
   });
 });
 

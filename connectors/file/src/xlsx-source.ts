@@ -28,6 +28,11 @@ export async function* readXlsx(path: string, onSheetName?: (name: string) => vo
   await checkXlsxArchive(path);
   const input = createReadStream(path);
   const workbook = new (excel().stream.xlsx.WorkbookReader)(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
+  // exceljs names a worksheet from the workbook part (xl/workbook.xml) read before it. The zip's order is
+  // the writer's choice: a valid file with that part after the sheet (its shared strings before) made the
+  // reader throw "Cannot read properties of undefined (reading 'sheets')". Until the part is read, no
+  // names: the rows are the same, and a sheet without a name reads as Sheet1 below.
+  (workbook as unknown as { model?: { sheets?: unknown[] } }).model ??= { sheets: [] };
   try {
     for await (const worksheet of workbook) {
       let rows = 0;
