@@ -522,7 +522,10 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
 
     await form.getByLabel('API key').fill(MAILCHIMP.apiKey);
     await form.getByRole('button', { name: 'List from your account' }).click();
-    await form.getByLabel('Audience', { exact: true }).selectOption({ label: `List ${MAILCHIMP.listId} (0 members)` });
+    // The field stays a text box until the listing comes back (and stays one if it fails): wait for the list
+    // itself, a combobox, not for whatever "Audience" labels now (selectOption on the text box fails at once
+    // when the page is slower than the click: issue 30).
+    await form.getByRole('combobox', { name: 'Audience', exact: true }).selectOption({ label: `List ${MAILCHIMP.listId} (0 members)` });
     await form.getByRole('button', { name: 'Save connection' }).click();
     await page.getByText(/The hub registered its webhook in Mailchimp/).waitFor();
     const connectionId = `mailchimp-us7-${MAILCHIMP.listId}`;
