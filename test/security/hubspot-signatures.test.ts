@@ -85,6 +85,15 @@ describe('POST /webhooks/hubspot: no signature downgrade', () => {
     expect(await storedDeliveries()).toBe(0);
   });
 
+  it("drops an event older than HubSpot's 24-hour retry window even in a freshly signed delivery", async () => {
+    const body = webhookBody(Date.now() - 30 * DAY);
+    const url = `${stack.hub.url}/webhooks/hubspot`;
+    const now = Date.now();
+    const res = await post('/webhooks/hubspot', body, { 'x-hubspot-signature-v3': v3(url, body, now), 'x-hubspot-request-timestamp': String(now) });
+    expect(res).toEqual({ status: 200, body: { received: 0 } });
+    expect(await storedDeliveries()).toBe(0);
+  });
+
   it('still accepts a fresh v3 delivery (the refusals are not a closed door)', async () => {
     const body = webhookBody(Date.now());
     const url = `${stack.hub.url}/webhooks/hubspot`;

@@ -34,7 +34,8 @@ function hubspotHeaders(body: string, options: { secret?: string; timestamp?: nu
   return { 'content-type': 'application/json', 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': timestamp };
 }
 
-let occurred = 1_700_000_000_000;
+// Recent, as HubSpot sends them: events older than its 24-hour retry window are dropped.
+let occurred = Date.now() - 3_600_000;
 function hubspotEvent(portalId: number, objectId: number, type = 'contact.creation', extra: Record<string, unknown> = {}) {
   occurred += 1000;
   return { eventId: Math.floor(Math.random() * 1e9), subscriptionId: 7, portalId, appId: 99, occurredAt: occurred, subscriptionType: type, attemptNumber: 0, objectId, changeSource: 'CRM', ...extra };

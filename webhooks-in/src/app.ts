@@ -89,7 +89,16 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   // (plus the form's own parts), MCP messages up to the MCP SDK's own 4 MB, everything else up to the
   // JSON and webhook limit.
   const uploadLimit = (deps.upload?.maxBytes ?? DEFAULT_UPLOAD_MAX_BYTES) + FORM_OVERHEAD_BYTES;
-  app.use(declaredSizeLimit((req) => (req.path.startsWith('/api/files') ? uploadLimit : req.path.startsWith('/mcp') ? MCP_MESSAGE_LIMIT : WEBHOOK_BODY_LIMIT)));
+  app.use(
+    declaredSizeLimit(
+      (req) => (req.path.startsWith('/api/files') ? uploadLimit : req.path.startsWith('/mcp') ? MCP_MESSAGE_LIMIT : WEBHOOK_BODY_LIMIT),
+      // A webhook refused for its size is counted as the receivers count theirs.
+      (req) => {
+        const [, mount, platform] = req.path.split('/');
+        if (mount === 'webhooks') metrics.webhookRejected.inc({ platform: platform || 'unknown', status: '413' });
+      },
+    ),
+  );
 
   app.use(healthRoutes({ redis: deps.redis, workersRunning: deps.workersRunning, isClosing: () => closing }));
   app.get('/metrics', async (_req, res) => {

@@ -10,6 +10,11 @@ import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest } from 
 
 /** v3 deliveries older than this are replays (HubSpot's rule). */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
+/**
+ * HubSpot retries a delivery up to 10 times over 24 hours: an event that happened longer ago (with
+ * an hour's margin for clocks) cannot be one of its deliveries, and is dropped unread.
+ */
+export const EVENT_MAX_AGE_MS = 25 * 3_600_000;
 /** HubSpot sends at most 100 events a delivery. */
 export const MAX_EVENTS = 100;
 /** Far above 100 events; anything bigger is not HubSpot. */
@@ -113,8 +118,8 @@ function toContactEvent(e: HubSpotEvent): ContactEvent | undefined {
 
 /**
  * Checks the signature with the app's client secret, then returns the contact events of the delivery:
- * one per contact (its latest by occurredAt; an event carrying the email wins a tie), duplicates
- * dropped, oldest first. Throws `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 not
+ * one per contact (its latest by occurredAt; an event carrying the email wins a tie), duplicates and
+ * events older than HubSpot's 24-hour retry window (`EVENT_MAX_AGE_MS`) dropped, oldest first. Throws `WebhookRejectedError`: 401 unsigned, badly signed or stale; 400 not
  * a HubSpot event array; 413 more than 100 events.
  */
 export function parse(request: RawWebhookRequest, secret: string, now: number = Date.now()): ContactEvent[] {
@@ -136,6 +141,7 @@ export function parse(request: RawWebhookRequest, secret: string, now: number = 
       const issue = parsed.error.issues[0]!;
       throw new WebhookRejectedError(`body[${index}].${issue.path.join('.') || 'event'}: ${issue.message}`, 400);
     }
+    if (now - parsed.data.occurredAt > EVENT_MAX_AGE_MS) return;
     const event = toContactEvent(parsed.data);
     if (!event) return;
     const key = `${event.accountId}:${event.contactId}`;
