@@ -26,6 +26,8 @@ const spawns = [
   'test/hubspot/workflow-action.test.ts',
   'test/mcp/mcp-stdio.test.ts',
   'test/n8n/package-build.test.ts',
+  // git repositories, npm pack and sbom, the whole build, Python: the release checks.
+  'test/release/',
   'test/webhooks-in/serve-forwarder-thread.test.ts',
   'test/webhooks-in/serve-webhook-forwarding.test.ts',
   'test/webhooks-in/serve-workflow-action.test.ts',
