@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { join } from 'node:path';
 import { VerifyHubError } from '@verify-hub/core';
 import { EXIT, type RegisterCommand } from './command';
+import * as accuracy from './commands/accuracy';
 import * as clean from './commands/clean';
 import * as disconnect from './commands/disconnect';
 import * as engine from './commands/engine';
@@ -14,7 +15,7 @@ import * as verify from './commands/verify';
 import * as worker from './commands/worker';
 
 /** The commands of verify-hub, in help order; a platform's own come from its module (platforms.ts). */
-const COMMANDS: { register: RegisterCommand }[] = [clean, disconnect, engine, mcp, runs, secretKey, serve, sync, verify, worker];
+const COMMANDS: { register: RegisterCommand }[] = [accuracy, clean, disconnect, engine, mcp, runs, secretKey, serve, sync, verify, worker];
 
 /** The CLI package's version (package.json is one folder up from both src/ and dist/). */
 export function cliVersion(): string {

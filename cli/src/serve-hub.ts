@@ -93,6 +93,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     // The dashboard: recurring syncs, estimates and field setup through the pipeline's connectors, and
     // the platforms' connection forms and OAuth sign-in (the same functions as the connect commands).
     schedules: pipeline.schedules,
+    accuracy: pipeline,
     operations: pipeline,
     pricing: pricingFromConfig(config),
     verifier: singleCheckVerifier,

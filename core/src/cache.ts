@@ -1,3 +1,4 @@
+import { HARD_BOUNCE_REASON } from './bounce';
 import type { Verification } from './verification';
 
 /** Where verified results are kept so an address is not paid for twice. Keyed on `normalized`. */
@@ -10,9 +11,14 @@ export interface VerificationCache {
 export const DEFAULT_FRESHNESS_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Whether a result may be served instead of a new verification. Unknown results are never final. */
+/**
+ * Whether a result may be served instead of a new verification. Unknown results are never final. A
+ * verdict a hard bounce proved (reason `hard_bounce`, bounce.ts) does not age like a check: it is
+ * served for as long as it is kept, so the address is never bought again.
+ */
 export function isFreshResult(v: Verification, freshnessDays: number, now = Date.now()): boolean {
   if (v.risk === 'unknown') return false;
+  if (v.reason === HARD_BOUNCE_REASON) return true;
   const checked = Date.parse(v.checkedAt);
   return Number.isFinite(checked) && now - checked < freshnessDays * DAY_MS;
 }

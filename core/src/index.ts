@@ -28,4 +28,6 @@ export * from './network-failure';
 export * from './hook-signature';
 export * from './platform';
 export * from './platform-registry';
+export * from './bounce';
+export * from './accuracy-wire';
 export * from './wire';

@@ -42,6 +42,7 @@ export const REASON_WORDS: Readonly<Record<string, string>> = {
   no_email: 'the row has no email address, so there was nothing to check',
   unreadable: 'the row could not be read (broken quoting or characters); it is in the rejected-rows file with its line',
   write_failed: 'the result could not be written back; the next run tries again',
+  hard_bounce: "mail sent to it hard-bounced: the customer's own email platform reported the mailbox as undeliverable (this replaced the earlier verdict; it is not bought again)",
 };
 
 export function emptyLedger(): Ledger {

@@ -5,3 +5,4 @@
 export * from './platform-wire';
 export * from './result-wire';
 export * from './run-wire';
+export * from './accuracy-wire';

@@ -25,3 +25,6 @@ export * from './privacy-erasure';
 export * from './disconnect';
 export * from './app-uninstall';
 export * from './journal-reader';
+export * from './bounce-ledger';
+export * from './bounce-sync';
+export * from './accuracy-report';

@@ -115,6 +115,21 @@ export class Keys {
   lane(name: string): string {
     return `${this.prefix}:lane:${name}`;
   }
+  /** A connection's bounce ledger (bounce-ledger.ts): one field per address and kind of evidence. */
+  bounceLedger(connectionId: string): string {
+    return `${this.prefix}:bounces:${this.tag(connectionId)}`;
+  }
+  /** Where a connection's bounce source is read from next, and the lease of the one process reading it. */
+  bounceCursor(connectionId: string): string {
+    return `${this.bounceLedger(connectionId)}:cursor`;
+  }
+  bounceLease(connectionId: string): string {
+    return `${this.bounceLedger(connectionId)}:lease`;
+  }
+  /** The connections that have a bounce ledger. */
+  bounceConnections(): string {
+    return `${this.prefix}:bounce-connections`;
+  }
   eventGate(key: string): string {
     return `${this.prefix}:event-gate:${key}`;
   }

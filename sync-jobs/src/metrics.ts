@@ -74,6 +74,24 @@ export const syncMetrics = {
     labelNames: ['connection'] as const,
     registers: [metricsRegistry],
   }),
+  bounceRecords: new Counter({
+    name: 'verify_hub_bounces_total',
+    help: 'Bounces recorded in the bounce ledgers, each address once per connection and kind: mailbox (a hard bounce of the mailbox), soft, policy (reputation, content, abuse), by platform',
+    labelNames: ['platform', 'kind'] as const,
+    registers: [metricsRegistry],
+  }),
+  bounceVerdicts: new Counter({
+    name: 'verify_hub_bounce_verdicts_total',
+    help: 'Bounces recorded by the verdict verify-hub held for the address when it was sent to (safe, risky, unknown, invalid, not_verified) and kind (mailbox, soft, policy)',
+    labelNames: ['verdict', 'kind'] as const,
+    registers: [metricsRegistry],
+  }),
+  verdictsCorrected: new Counter({
+    name: 'verify_hub_verdicts_corrected_total',
+    help: 'Cached safe or risky verdicts replaced by invalid (reason hard_bounce) after the platform reported a hard bounce of the mailbox, by platform',
+    labelNames: ['platform'] as const,
+    registers: [metricsRegistry],
+  }),
   queueOldestWaiting: new Gauge({
     name: 'verify_hub_queue_oldest_waiting_seconds',
     help: 'Age of the oldest job ready to run but not yet taken by a worker, per queue (0 when none waits): growing means workers are too few',

@@ -12,6 +12,7 @@ import {
   closeRedis,
   createLogger,
   describeRedisTarget,
+  isBounceEvent,
   parseRedisUrl,
   parseScope,
   type Config,
@@ -24,6 +25,8 @@ import {
   type SchemaReport,
   type Verifier,
 } from '@verify-hub/core';
+import { BounceLedger } from './bounce-ledger';
+import { BounceSync, type BounceReadSummary } from './bounce-sync';
 import { ChunkWorker } from './chunk-worker';
 import { RedisConnectionStore } from './connection-store';
 import { defaultConnectorRegistry, type ConnectorRegistry } from './connector-registry';
@@ -45,7 +48,7 @@ import { RunCommands } from './run-commands';
 import { disconnectUninstalled } from './app-uninstall';
 import { RunPauses } from './run-pauses';
 import { RunReconciler } from './run-reconciler';
-import { RunStore } from './run-store';
+import { DEFAULT_RETENTION_DAYS, RunStore } from './run-store';
 import { ScheduleStore } from './schedule-store';
 import { SingleWriterRun } from './single-writer-run';
 import { engineVerifier, startWorkers, type SyncWorkers } from './worker-lifecycle';
@@ -110,6 +113,8 @@ export interface SyncPipelineOptions {
    * nothing), so the run only stops at its limit once nothing is held any more.
    */
   creditWaitMs?: number;
+  /** How often a worker process reads the connections' bounce sources (bounce-sync.ts; default 15 min; 0: never). */
+  bounceReadIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -135,6 +140,9 @@ export class SyncPipeline implements RunService, ConnectionOperations {
   readonly connections?: ConnectionStore;
   /** Finds runs nothing moves any more and moves them (see run-reconciler.ts). */
   readonly reconciler: RunReconciler;
+  /** The connections' bounce ledgers, read from their platforms' bounce sources (bounce-ledger.ts, bounce-sync.ts). */
+  readonly bounceLedger: BounceLedger;
+  readonly bounces: BounceSync;
   private readonly ctx: PipelineContext;
   private readonly commands: RunCommands;
   private readonly pager: Pager;
@@ -201,6 +209,15 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     });
     this.commands = new RunCommands(ctx, this.pager, this.reconciler);
     this.schedules = new ScheduleStore(this.redis, this.keys, this.queues.runs, (request) => this.commands.checkRequest(request));
+    this.bounceLedger = new BounceLedger(this.redis, this.keys, this.cache, { retentionDays: options.retentionDays ?? DEFAULT_RETENTION_DAYS });
+    this.bounces = new BounceSync({
+      redis: this.redis,
+      keys: this.keys,
+      ledger: this.bounceLedger,
+      connections: async () => (this.connections ? this.connections.list() : []),
+      connectorOf: (connection) => ctx.connectorOf(connection),
+      log: this.log,
+    });
   }
 
   /** Resolves once Redis answers; a clear ConfigError naming REDIS_URL (host and port only) when it does not. */
@@ -259,6 +276,7 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     if (!event.connectionId) throw new InputError('connectionId', 'is required');
     if (!event.contactId) throw new InputError('contactId', 'is required');
     if (event.kind === 'privacy_deletion') return { queued: false, erased: await this.eraseContact(event) };
+    if (isBounceEvent(event)) await this.recordPushedBounce(event);
     return this.events.enqueue(event);
   }
 
@@ -267,9 +285,27 @@ export class SyncPipeline implements RunService, ConnectionOperations {
    * address): see privacy-erasure.ts. The log line holds counts only, never the address or contact id.
    */
   async eraseContact(event: Pick<ContactEvent, 'contactId' | 'email'> & { connectionId: string }): Promise<ErasureSummary> {
-    const summary = await new PrivacyEraser(this.redis, this.keys, this.queues).erase(event);
+    const summary = await new PrivacyEraser(this.redis, this.keys, this.queues, this.bounceLedger).erase(event);
     this.log.info({ connectionId: event.connectionId, ...summary }, 'contact erased for privacy');
     return summary;
+  }
+
+  /** A bounce a platform pushed (Mailchimp's `cleaned` webhook): into the connection's ledger; a stored connection only. */
+  private async recordPushedBounce(event: Parameters<BounceSync['recordPushed']>[1] & { connectionId: string }): Promise<void> {
+    const connection = await this.connections?.get(event.connectionId);
+    if (connection) await this.bounces.recordPushed(connection, event);
+  }
+
+  /** Reads the bounce sources of every stored connection, or of one, now (`verify-hub accuracy --read`). */
+  async readBounces(connectionId?: string): Promise<BounceReadSummary[]> {
+    if (!connectionId) return this.bounces.readAll();
+    const connection = (await this.ctx.connectionStore().get(connectionId)) ?? throwInput('connection', `no stored connection "${connectionId}"`);
+    return [await this.bounces.read(connection)];
+  }
+
+  /** The accuracy report (GET /api/accuracy, `verify-hub accuracy`). */
+  accuracy(days: number, connectionId?: string) {
+    return this.bounces.report(days, { connectionId });
   }
 
   onRunFinished(listener: (run: RunRecord) => void): () => void {
@@ -326,7 +362,14 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     if (!verifier) throw new InputError('verifier', 'workers need an engine: set ENGINE_URL and ENGINE_API_KEY');
     const { engineKey, engineRatePerSecond, engineMaxConcurrent, lockDurationMs, stalledIntervalMs } = this.options;
     const parts = { commands: this.commands, pager: this.pager, chunks: this.chunkWorker, rechecks: this.rechecks, events: this.events, reconciler: this.reconciler, schedules: this.schedules };
-    return startWorkers(this.ctx, parts, { verifier, engineKey, engineRatePerSecond, engineMaxConcurrent, lockDurationMs, stalledIntervalMs });
+    const workers = startWorkers(this.ctx, parts, { verifier, engineKey, engineRatePerSecond, engineMaxConcurrent, lockDurationMs, stalledIntervalMs });
+    const interval = this.options.bounceReadIntervalMs ?? 15 * 60_000;
+    if (interval <= 0 || !this.connections) return workers;
+    // Each connection is read by one process at a time (a lease), so every worker may run the timer.
+    const timer = setInterval(() => void this.bounces.readAll().catch((err: Error) => this.log.warn({ err: err.message }, 'reading bounces failed')), interval);
+    timer.unref();
+    const stop = () => clearInterval(timer);
+    return { ...workers, close: () => (stop(), workers.close()), kill: () => (stop(), workers.kill()) };
   }
 
   async close(): Promise<void> {

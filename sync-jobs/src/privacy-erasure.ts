@@ -1,6 +1,7 @@
 import { normalizeEmail, type Contact, type ContactEvent, type Verification } from '@verify-hub/core';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { BounceLedger } from './bounce-ledger';
 import type { ReportRow } from './contracts';
 import type { Keys } from './keys';
 import type { ChunkJobData, EventJobData, RecheckJobData } from './queues';
@@ -13,6 +14,8 @@ export interface ErasureSummary {
   purchases: number;
   eventJobs: number;
   contactsInJobs: number;
+  /** Addresses erased from the connections' bounce ledgers. */
+  bounceEntries: number;
 }
 
 /** Replaces list item ARGV[1] with ARGV[3] only if it still holds ARGV[2] (report lists only grow, so an index stays put). */
@@ -25,7 +28,8 @@ const JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children', 'co
 
 /**
  * Erases one contact from everything the hub keeps (a platform's privacy deletion): its cached result,
- * its rows in every run's report and failures list, the run's record of its purchase, and the webhook,
+ * its rows in every run's report and failures list, the run's record of its purchase, its bounce
+ * ledger entries (bounce-ledger.ts), and the webhook,
  * chunk and re-check jobs still holding it. A report row becomes a tombstone that keeps what the
  * ledger counts (risk, score, reason, outcome) and holds neither address nor contact id, so a run's
  * totals do not change. Idempotent: erasing again finds nothing.
@@ -36,10 +40,15 @@ const JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children', 'co
  * changed; what it writes afterwards is not erased (a second delivery of the deletion would).
  */
 export class PrivacyEraser {
-  constructor(private readonly redis: Redis, private readonly keys: Keys, private readonly queues: { chunks: Queue; events: Queue }) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly queues: { chunks: Queue; events: Queue },
+    private readonly bounces?: Pick<BounceLedger, 'erase'>,
+  ) {}
 
   async erase(event: Pick<ContactEvent, 'contactId' | 'email'> & { connectionId: string }): Promise<ErasureSummary> {
-    const summary: ErasureSummary = { cacheEntries: 0, reportRows: 0, failureRows: 0, purchases: 0, eventJobs: 0, contactsInJobs: 0 };
+    const summary: ErasureSummary = { cacheEntries: 0, reportRows: 0, failureRows: 0, purchases: 0, eventJobs: 0, contactsInJobs: 0, bounceEntries: 0 };
     // Matched without regard to case (an address's owner is erased whatever case a platform kept);
     // the cache is keyed by the exact normalised forms, collected as rows match.
     const addresses = new Set<string>();
@@ -71,6 +80,7 @@ export class PrivacyEraser {
       summary.purchases += await this.forgetPurchases(this.keys.purchases(id), addresses);
     }
     for (const address of cachedForms) summary.cacheEntries += await this.redis.del(this.keys.cache(address));
+    if (this.bounces) summary.bounceEntries = await this.bounces.erase({ connectionId: event.connectionId, contactId: event.contactId, emails: cachedForms });
 
     const holds = (contact: Pick<Contact, 'id' | 'email'>, connectionId: string | undefined) =>
       (connectionId === event.connectionId && contact.id === event.contactId) || (!!contact.email && addresses.has(matchKey(contact.email)));

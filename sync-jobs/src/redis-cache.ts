@@ -29,12 +29,19 @@ export class RedisVerificationCache implements VerificationCache {
   }
 
   async getMany(keys: string[]): Promise<Map<string, Verification>> {
+    const now = Date.now();
+    const found = new Map<string, Verification>();
+    for (const [key, v] of await this.held(keys)) if (isFreshResult(v, this.freshnessDays, now)) found.set(key, v);
+    return found;
+  }
+
+  /** Whatever the cache still holds for `keys`, fresh or not: the verdict a bounce is joined to (bounce-ledger.ts). */
+  async held(keys: string[]): Promise<Map<string, Verification>> {
     const found = new Map<string, Verification>();
     if (keys.length === 0) return found;
     const cacheKeys = keys.map((k) => this.keys.cache(k));
     // MGET cannot span a cluster's slots: there, one GET per address, sent together.
     const values = this.keys.cluster ? await Promise.all(cacheKeys.map((k) => this.redis.get(k))) : await this.redis.mget(cacheKeys);
-    const now = Date.now();
     values.forEach((raw, i) => {
       if (!raw) return;
       let parsed: unknown;
@@ -44,9 +51,16 @@ export class RedisVerificationCache implements VerificationCache {
         return;
       }
       const v = parseStoredVerification(parsed);
-      if (v && isFreshResult(v, this.freshnessDays, now)) found.set(keys[i]!, v);
+      if (v) found.set(keys[i]!, v);
     });
     return found;
+  }
+
+  /** Verdicts a hard bounce proved (reason `hard_bounce`): kept `ttlMs` (the run data's retention), not for the freshness window. */
+  async keepCorrected(results: Verification[], ttlMs: number): Promise<void> {
+    const entries = results.map((v) => ({ key: this.keys.cache(v.normalized), value: JSON.stringify(v), ttlMs }));
+    if (this.keys.cluster) await this.setEach(entries);
+    else await storeResults(this.redis, entries);
   }
 
   async setMany(results: Verification[]): Promise<void> {

@@ -36,7 +36,7 @@ describe('a privacy deletion erases the contact from everything the hub keeps', 
       // HubSpot's form: the contact id only. Mailchimp's: the address (its contact id is another id).
       const byId = await t.pipeline.enqueueEvent({ platform: 'fake', kind: 'privacy_deletion', connectionId: 'conn1', accountId: 'a', contactId: 'c9', occurredAt: Date.now(), dedupeKey: 'k2' });
       // Two jobs held c9: its page's chunk job (completed, kept for an hour) and its re-check.
-      expect(byId).toEqual({ queued: false, erased: { cacheEntries: 0, reportRows: 1, failureRows: 0, purchases: 0, eventJobs: 0, contactsInJobs: 2 } });
+      expect(byId).toEqual({ queued: false, erased: { cacheEntries: 0, reportRows: 1, failureRows: 0, purchases: 0, eventJobs: 0, contactsInJobs: 2, bounceEntries: 0 } });
       const byAddress = await t.pipeline.enqueueEvent({ platform: 'fake', kind: 'privacy_deletion', connectionId: 'conn1', accountId: 'a', contactId: 'hash-of-c0', email: safeAddress.toUpperCase(), occurredAt: Date.now(), dedupeKey: 'k3' });
       expect(byAddress.erased).toMatchObject({ cacheEntries: 1, reportRows: 1, purchases: 1, eventJobs: 1 });
 

@@ -23,6 +23,7 @@ import { connectionRoutes, oauthCallbackRoutes } from './routes/connections';
 import { scheduleRoutes } from './routes/schedules';
 import { singleCheckRoutes } from './routes/verify';
 import { engineKeyRoutes } from './routes/engine-keys';
+import { accuracyRoutes } from './routes/accuracy';
 import { queueBoard } from './queue-board';
 import { SessionStore, SignInLimiter } from './session';
 import { OAuthStates } from './oauth-states';
@@ -148,6 +149,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(scheduleRoutes(deps.schedules));
   api.use(singleCheckRoutes({ verifier: deps.verifier, redis: deps.redis, prefix, perMinute: deps.singleCheck?.perMinute }));
   api.use(engineKeyRoutes(deps.engineKeys));
+  api.use(accuracyRoutes(deps.accuracy));
   app.use('/api', api);
 
   const queueAuth = requireAdminToken(deps.adminToken, { browser: true, sessions });

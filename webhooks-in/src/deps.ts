@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
 import type { ActionReceiver, ConnectionStore, Logger, PlatformRoute, PlatformWebhook, Pricing, SecretBox, Verifier } from '@verify-hub/core';
-import type { ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
+import type { AccuracyService, ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import type { PlatformEntry, PlatformSetups } from './platform-setup';
 import type { McpSignInOptions } from './mcp-sign-in';
 import type { EngineKeysSetting } from './engine-keys';
@@ -64,6 +64,8 @@ export interface HubAppDeps {
   /** Upload limits, and how long a previewed upload never started is kept (default 24 hours). */
   /** Upload limits; `retentionMs` keeps a cleaned upload and its outputs that long (VERIFY_HUB_RETENTION_DAYS). */
   upload?: { maxRows?: number; maxBytes?: number; abandonedAfterMs?: number; retentionMs?: number };
+  /** The accuracy report from the platforms' bounces (GET /api/accuracy); without it that route answers 503. */
+  accuracy?: AccuracyService;
   /** Recurring syncs (the dashboard's schedules); without it /api/schedules answers 503. */
   schedules?: ScheduleService;
   /** The price of 1,000 credits (VERIFY_HUB_PRICE_PER_1000, VERIFY_HUB_CURRENCY): estimates and runs show money beside credits. */

@@ -23,6 +23,7 @@ import {
   type Webhook,
   type WebhookSettings,
 } from './responses';
+import { CampaignsPageSchema, SentToPageSchema, type Campaign, type SentTo } from './report-responses';
 
 /**
  * The parts of the official SDK's `ApiClient` this connector uses. The package's default export is
@@ -54,6 +55,12 @@ interface SdkClient {
   batches: {
     start(body: object): Promise<unknown>;
     status(batchId: string, opts: object): Promise<unknown>;
+  };
+  campaigns: {
+    list(opts: object): Promise<unknown>;
+  };
+  reports: {
+    getCampaignRecipients(campaignId: string, opts: object): Promise<unknown>;
   };
 }
 /** The slice of superagent's response (or of its error's `response`) the call log reads. */
@@ -182,8 +189,9 @@ export class MailchimpApi {
     });
   }
 
-  membersPage(listId: string, opts: { count: number; offset: number; fields: string[]; sinceLastChanged?: string }): Promise<{ members: Member[]; total_items: number }> {
+  membersPage(listId: string, opts: { count: number; offset: number; fields: string[]; sinceLastChanged?: string; status?: string }): Promise<{ members: Member[]; total_items: number }> {
     const query: Record<string, unknown> = { count: opts.count, offset: opts.offset, fields: opts.fields };
+    if (opts.status) query.status = opts.status;
     if (opts.sinceLastChanged) query.since_last_changed = opts.sinceLastChanged;
     return this.call('list members', 'read', MembersPageSchema, (c) => c.lists.getListMembersInfo(listId, query));
   }
@@ -265,6 +273,27 @@ export class MailchimpApi {
 
   batchStatus(batchId: string): Promise<BatchStatus> {
     return this.call('batch status', 'poll', BatchStatusSchema, (c) => c.batches.status(batchId, {}));
+  }
+
+  /** Sent campaigns of an audience, oldest first, sent after `sinceSendTime` (a page of up to 1,000). */
+  sentCampaigns(listId: string, opts: { sinceSendTime: string; count: number; offset: number }): Promise<{ campaigns: Campaign[]; total_items: number }> {
+    const query = {
+      list_id: listId,
+      status: 'sent',
+      since_send_time: opts.sinceSendTime,
+      sort_field: 'send_time',
+      sort_dir: 'ASC',
+      count: opts.count,
+      offset: opts.offset,
+      fields: ['campaigns.id', 'campaigns.status', 'campaigns.send_time', 'campaigns.recipients.list_id', 'total_items'],
+    };
+    return this.call('list campaigns', 'read', CampaignsPageSchema, (c) => c.campaigns.list(query));
+  }
+
+  /** A page of a sent campaign's recipients, each `sent`, or bounced `hard` or `soft`, with the merge fields named. */
+  sentTo(campaignId: string, opts: { count: number; offset: number; mergeFields: string[] }): Promise<{ sent_to: SentTo[]; total_items: number }> {
+    const fields = ['sent_to.email_id', 'sent_to.email_address', 'sent_to.status', ...opts.mergeFields.map((f) => `sent_to.merge_fields.${f}`), 'total_items'];
+    return this.call('campaign recipients', 'read', SentToPageSchema, (c) => c.reports.getCampaignRecipients(campaignId, { count: opts.count, offset: opts.offset, fields }));
   }
 
   /** Whether an error means "wait and try the whole thing later" (the sync pipeline retries the chunk). */

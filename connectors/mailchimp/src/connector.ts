@@ -17,6 +17,7 @@ import {
   type WriteOptions,
 } from '@verify-hub/core';
 import { MailchimpApi } from './api';
+import { MailchimpBounceSource } from './bounce-source';
 import { limiterKey, readAuth, readSettings, type MailchimpAuth, type ResolvedSettings } from './connection-settings';
 import { MailchimpNotFoundError } from './errors';
 import { memberFields, toContact, UNTOUCHABLE_STATUSES } from './members';
@@ -45,6 +46,8 @@ export class MailchimpConnector implements Connector {
   readonly api: MailchimpApi;
   readonly settings: ResolvedSettings;
   private readonly auth: MailchimpAuth;
+  /** What Mailchimp reports of the audience's sends (bounce-source.ts); absent when the connection names no audience. */
+  readonly bounces?: MailchimpBounceSource;
 
   constructor(
     readonly connection: ConnectionRecord,
@@ -53,6 +56,7 @@ export class MailchimpConnector implements Connector {
     this.auth = readAuth(connection.credentials);
     this.settings = readSettings(connection.settings, this.auth);
     this.api = new MailchimpApi(this.auth, this.settings, deps.limiter({ key: limiterKey(this.auth), maxConcurrent: 10 }), platformLogger(deps.logger, 'mailchimp', connection.id));
+    if (this.settings.listId) this.bounces = new MailchimpBounceSource(this.api, this.settings.listId, this.settings.names);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest } from '@verify-hub/core';
+import { WebhookRejectedError, type BounceEvent, type ContactEvent, type DeliveryRecord, type RawWebhookRequest } from '@verify-hub/core';
 import { subscriberHash } from './subscriber-hash';
 
 /**
@@ -18,7 +18,9 @@ import { subscriberHash } from './subscriber-hash';
  * - GET (Mailchimp's URL check) and an empty POST -> [] (answer 200);
  * - body over `maxBodyBytes` -> 413; not form-encoded, or a field missing -> 400 naming the field;
  * - `subscribe` -> kind `created`; `upemail` -> `email_changed` (the new address);
- * - `unsubscribe` -> `unsubscribed`, `cleaned` -> `cleaned` (so pending work can be cancelled);
+ * - `unsubscribe` -> `unsubscribed`, `cleaned` -> `cleaned` (so pending work can be cancelled), which is
+ *   also a bounce (core's BounceEvent): `data[reason]` `hard` a hard bounce, `abuse` an abuse report
+ *   (a policy record: it says nothing of the mailbox), `data[campaign_id]` the campaign;
  * - `unsubscribe` with `data[action]=delete` (the member was deleted) -> `privacy_deletion`: the
  *   webhook says the same for an archived member and a permanently deleted one, so the hub treats
  *   both as a deletion and erases what it holds of the address (the cost of being wrong is one
@@ -132,6 +134,21 @@ export function parse(request: RawWebhookRequest, secret: string, expectedSecret
     case 'unsubscribe':
       return [event(form.get('data[action]')?.trim() === 'delete' ? 'privacy_deletion' : 'unsubscribed', email(form, 'data[email]'))];
     default:
-      return [event('cleaned', email(form, 'data[email]'))];
+      return [cleanedEvent(event('cleaned', email(form, 'data[email]')), form)];
   }
+}
+
+/** A `cleaned` event carries its delivery record: Mailchimp's reason (`hard` or `abuse`) and campaign. */
+function cleanedEvent(base: ContactEvent, form: URLSearchParams): BounceEvent {
+  const reason = form.get('data[reason]')?.trim() || undefined;
+  const campaign = form.get('data[campaign_id]')?.trim() || undefined;
+  const delivery: DeliveryRecord = {
+    contactId: base.contactId,
+    email: base.email!,
+    outcome: 'hard',
+    ...(reason ? { reasonCode: reason, reasonText: reason === 'abuse' ? 'Mailchimp cleaned the address after an abuse report' : `Mailchimp cleaned the address (${reason})` } : {}),
+    at: new Date(base.occurredAt).toISOString(),
+    ...(campaign ? { sendId: campaign } : { statusOnly: true }),
+  };
+  return { ...base, delivery };
 }

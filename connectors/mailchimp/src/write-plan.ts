@@ -1,4 +1,5 @@
 import {
+  HARD_BOUNCE_REASON,
   changedValues,
   sameStoredValue,
   type ContactResult,
@@ -48,7 +49,9 @@ export function planWrites(results: ContactResult[], opts: WriteOptions, names: 
   const invalidAction = opts.actions?.invalid ?? 'none';
   for (const { contact, verification } of results) {
     const contactId = contact.id || subscriberHash(contact.email);
-    if (contact.status && UNTOUCHABLE_STATUSES.has(contact.status)) {
+    // A member Mailchimp cleaned still gets the verdict its hard bounce proved (fields and tags only, never a status).
+    const bounceProof = contact.status === 'cleaned' && verification.reason === HARD_BOUNCE_REASON;
+    if (contact.status && UNTOUCHABLE_STATUSES.has(contact.status) && !bounceProof) {
       plan.refused.push({ contactId, email: contact.email, reason: `member is ${contact.status}: never touched`, retryable: false });
       continue;
     }
@@ -58,7 +61,7 @@ export function planWrites(results: ContactResult[], opts: WriteOptions, names: 
     if (contact.tags !== undefined) tags = pendingTagChanges(contact.tags, wanted);
     else if (sameStoredValue(contact.current?.[names.riskMergeField], verification.risk)) tags = [];
     else tags = wanted;
-    const action: RiskAction = verification.risk === 'invalid' && (invalidAction === 'unsubscribe' || invalidAction === 'archive') ? invalidAction : 'none';
+    const action: RiskAction = verification.risk === 'invalid' && !bounceProof && (invalidAction === 'unsubscribe' || invalidAction === 'archive') ? invalidAction : 'none';
     if (Object.keys(mergeFields).length === 0 && tags.length === 0 && action === 'none') {
       plan.unchanged.push(contactId);
       continue;

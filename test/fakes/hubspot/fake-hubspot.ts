@@ -102,7 +102,7 @@ const HUBSPOT_PROPERTIES: PropertyDef[] = [
   { name: 'hs_object_id', label: 'Record ID', type: 'number', fieldType: 'number', groupName: 'contactinformation', hubspotDefined: true },
 ];
 
-const DATE_PROPS = new Set(['lastmodifieddate', 'createdate']);
+const DATE_PROPS = new Set(['lastmodifieddate', 'createdate', 'hs_email_last_send_date']);
 
 export class FakeHubSpot {
   readonly calls: RecordedCall[] = [];
@@ -171,6 +171,26 @@ export class FakeHubSpot {
       portal.contacts.set(id, { id, properties, createdAt: now, updatedAt: now });
       return id;
     });
+  }
+
+  /**
+   * A marketing email sent to contacts at `atMs`, as HubSpot keeps it on each: `hs_email_last_send_date`,
+   * and for those in `hardBounces` the hard-bounce reason (`hs_email_hard_bounce_reason_enum`, and its
+   * text in `hs_email_hard_bounce_reason`). Each contact's modification time moves on.
+   */
+  sendEmail(portalId: string, contactIds: string[], atMs: number, hardBounces: Map<string, { reason: string; text?: string }> = new Map()): void {
+    const portal = this.portal(portalId);
+    for (const id of contactIds) {
+      const contact = portal.contacts.get(id);
+      if (!contact) continue;
+      contact.properties.hs_email_last_send_date = new Date(atMs).toISOString();
+      const bounce = hardBounces.get(id);
+      if (bounce) {
+        contact.properties.hs_email_hard_bounce_reason_enum = bounce.reason;
+        if (bounce.text) contact.properties.hs_email_hard_bounce_reason = bounce.text;
+      }
+      contact.updatedAt = this.tick();
+    }
   }
 
   /** A static list of contacts; HubSpot names it (`List <id>` unless given). */
@@ -467,6 +487,7 @@ export class FakeHubSpot {
       if (name === 'lastmodifieddate') return c.updatedAt;
       if (name === 'createdate') return c.createdAt;
       if (name === 'hs_object_id') return Number(c.id);
+      if (DATE_PROPS.has(name)) return toMs(c.properties[name]);
       return c.properties[name];
     };
     const matches = (c: FakeContact) => !body.filterGroups?.length || body.filterGroups.some((g) => g.filters.every((f) => {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
+import { FakeCampaigns } from './fake-campaigns';
 import { deliveryForm, listed, post, webhookFromBody, type ChangeSource, type Delivery, type FakeWebhook, type StoredWebhook, type WebhookEvent } from './fake-webhooks';
 
 /**
@@ -160,6 +161,21 @@ export class FakeMailchimp {
   /** Highest number of simultaneous requests seen per credential (including any refused with 429). */
   readonly peakConcurrent = new Map<string, number>();
   rejected429 = 0;
+  /** Campaigns and their reports (fake-campaigns.ts): `campaigns.send(...)`. */
+  readonly campaigns = new FakeCampaigns({
+    ownsList: (credential, listId) => {
+      const account = this.accounts.get(credential);
+      return !!account && !!this.ownList(account, listId);
+    },
+    memberMergeFields: (listId, hash) => this.lists.get(listId)?.byHash.get(hash)?.merge_fields,
+    clean: (listId, email, reason, campaignId) => {
+      const list = this.list(listId);
+      const member = list.byHash.get(md5Hash(email));
+      // Mailchimp's own cleaning is no subscriber's, admin's or API call's doing: every webhook taking `cleaned` gets it.
+      if (member) this.setStatus(list, member, 'cleaned', `campaign ${reason} bounce`, { reason, campaign_id: campaignId }, true);
+    },
+    hashOf: md5Hash,
+  });
   batchOperationsRun = 0;
   archiveDownloads = 0;
 
@@ -288,10 +304,10 @@ export class FakeMailchimp {
   }
 
   /** Posts `type` for a member to the list's webhooks that want that event from the current source. */
-  private announce(list: FakeList, type: WebhookEvent, m: FakeMember, extra: Record<string, string> = {}): void {
+  private announce(list: FakeList, type: WebhookEvent, m: FakeMember, extra: Record<string, string> = {}, anySource = false): void {
     const source = this.source;
     for (const hook of list.webhooks) {
-      if (!hook.events[type] || !hook.sources[source]) continue;
+      if (!hook.events[type] || (!anySource && !hook.sources[source])) continue;
       const delivery: Delivery = { url: hook.url, type, source, email: m.email_address, status: -1 };
       this.deliveries.push(delivery);
       const sent = post(hook, deliveryForm(type, list.id, m.email_address, m.merge_fields, extra, this.now()), Date.now(), this.closing.signal).then((status) => {
@@ -519,6 +535,7 @@ export class FakeMailchimp {
       if (parts.length === 2 && m === 'GET') return this.batchStatus(credential, parts[1]!);
       return notFound();
     }
+    if (parts[0] === 'campaigns' || parts[0] === 'reports') return this.campaigns.dispatch(credential, parts, m, op.query) ?? notFound();
     if (parts[0] === 'lists' && parts.length === 1 && m === 'GET') return this.listAudiences(account, op.query);
     if (parts[0] !== 'lists' || !parts[1]) return notFound();
     const list = this.ownList(account, parts[1]);
@@ -644,7 +661,7 @@ export class FakeMailchimp {
     m.last_changed = mcTime(this.now());
   }
 
-  private setStatus(list: FakeList, m: FakeMember, to: MemberStatus, via: string) {
+  private setStatus(list: FakeList, m: FakeMember, to: MemberStatus, via: string, cleaned: Record<string, string> = { reason: 'hard' }, byMailchimp = false) {
     if (m.status === to) return;
     this.statusChanges.push({ listId: list.id, email: m.email_address, from: m.status, to, via });
     m.status = to;
@@ -652,7 +669,7 @@ export class FakeMailchimp {
     if (to === 'subscribed') this.announce(list, 'subscribe', m);
     else if (to === 'unsubscribed') this.announce(list, 'unsubscribe', m, { action: 'unsub' });
     else if (to === 'archived') this.announce(list, 'unsubscribe', m, { action: 'archive' });
-    else if (to === 'cleaned') this.announce(list, 'cleaned', m, { reason: 'hard' });
+    else if (to === 'cleaned') this.announce(list, 'cleaned', m, cleaned, byMailchimp);
   }
 
   /** Validates merge values against the field types; unknown tags are ignored, as Mailchimp does. */

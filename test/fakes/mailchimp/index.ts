@@ -1,2 +1,3 @@
 export * from './fake-mailchimp';
 export * from './fake-webhooks';
+export * from './fake-campaigns';

@@ -12,6 +12,7 @@ export type {
   SingleCheckAnswer, UploadView, WebhookRegistrationView, WebhookUrlRenewed,
   EngineAccountUsage as EngineUsageView,
 } from '../../src/api-types';
+export type { AccuracyAnswer, AccuracyReason, AccuracyReport, AccuracyVerdict, DeliveryCounts, VerdictAccuracy } from '@verify-hub/core';
 export type { CheckInWords, CostView, LedgerCategory, Risk, RunCounters, RunSource, RunStatus, SchedulePreset, ScheduleView, StartRunRequest } from '@verify-hub/core';
 
 // A value, so the dashboard keeps its own copy of core's FINISHED_RUN_STATUSES (it may import no server code at run time); typed by the server's RunStatus.

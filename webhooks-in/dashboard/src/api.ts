@@ -1,4 +1,5 @@
 import type {
+  AccuracyAnswer,
   ConnectionSaved,
   ConnectionsAnswer,
   CronPreviewAnswer,
@@ -185,6 +186,16 @@ export function oauthStartUrl(platform: string, choices: Record<string, string> 
   const query = new URLSearchParams(choices).toString();
   return query ? `${base}?${query}` : base;
 }
+
+// ---------------------------------------------------------------- accuracy
+
+export function getAccuracy(days: number, connection?: string, signal?: AbortSignal): Promise<AccuracyAnswer> {
+  const query = new URLSearchParams({ days: String(days) });
+  if (connection) query.set('connection', connection);
+  return request<AccuracyAnswer>('GET', `/api/accuracy?${query.toString()}`, { signal });
+}
+/** Reads the platforms' bounces now (the workers do every 15 minutes). */
+export const readBounces = () => request<{ read: unknown[] }>('POST', '/api/accuracy/read', { body: {} });
 
 // ---------------------------------------------------------------- schedules
 

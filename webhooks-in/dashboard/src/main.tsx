@@ -11,6 +11,7 @@ import { RunPage } from './run-page';
 import { RunsPage } from './runs-page';
 import { SchedulesPage } from './schedules-page';
 import { ApiKeysPage } from './api-keys-page';
+import { AccuracyPage } from './accuracy-page';
 import { SignInPage } from './sign-in-page';
 
 type AuthState = 'checking' | 'signed-in' | 'signed-out';
@@ -23,6 +24,7 @@ const TITLES: Record<Route['page'], string> = {
   connections: 'Connections',
   schedules: 'Schedules',
   'api-keys': 'API keys',
+  accuracy: 'Accuracy',
   'not-found': 'Not found',
 };
 
@@ -45,6 +47,8 @@ function Page({ route }: { route: Route }) {
       return <SchedulesPage />;
     case 'api-keys':
       return <ApiKeysPage />;
+    case 'accuracy':
+      return <AccuracyPage />;
     default:
       return (
         <>

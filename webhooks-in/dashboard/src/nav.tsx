@@ -6,6 +6,7 @@ const LINKS: { href: string; label: string; pages: Route['page'][] }[] = [
   { href: '#/check', label: 'Check an address', pages: ['check'] },
   { href: '#/connections', label: 'Connections', pages: ['connections'] },
   { href: '#/schedules', label: 'Schedules', pages: ['schedules'] },
+  { href: '#/accuracy', label: 'Accuracy', pages: ['accuracy'] },
   { href: '#/api-keys', label: 'API keys', pages: ['api-keys'] },
 ];
 

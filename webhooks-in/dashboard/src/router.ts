@@ -9,6 +9,7 @@ export type Route =
   | { page: 'connections'; query: URLSearchParams }
   | { page: 'schedules' }
   | { page: 'api-keys' }
+  | { page: 'accuracy' }
   | { page: 'not-found'; hash: string };
 
 export function parseHash(hash: string): Route {
@@ -24,6 +25,7 @@ export function parseHash(hash: string): Route {
   if (first === 'connections' && parts.length === 1) return { page: 'connections', query };
   if (first === 'schedules' && parts.length === 1) return { page: 'schedules' };
   if (first === 'api-keys' && parts.length === 1) return { page: 'api-keys' };
+  if (first === 'accuracy' && parts.length === 1) return { page: 'accuracy' };
   return { page: 'not-found', hash };
 }
 
