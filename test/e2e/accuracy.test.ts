@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { AccuracyAnswer, AccuracyReport, Verification } from '@verify-hub/core';
 import type { ResultBehaviour } from '../fakes/engine';
 import { cli } from '../cli/run-cli';
 import { md5Hash, type RecipientOutcome } from '../fakes/mailchimp';
-import { INSTALL_HINT, VIEWPORT, browserPolicy, launchBrowser, signIn, startStack, until, type Stack } from './harness';
+import { INSTALL_HINT, VIEWPORT, axeViolations, browserPolicy, launchBrowser, signIn, startStack, until, type Stack } from './harness';
 
 /**
  * Issue 36's acceptance, end to end: `verify-hub serve` (pipeline, workers, webhook receivers) verifies a
@@ -26,7 +26,6 @@ const PORTAL = { portalId: '3636', token: 'pat-e2e-accuracy-private-app-token' }
 const MAILCHIMP = { apiKey: `${'3'.repeat(32)}-us7`, listId: 'e2eaccuracy', oauthToken: 'mc-e2e-accuracy-oauth-token' };
 const CONNECTION = `mailchimp-us7-${MAILCHIMP.listId}`;
 const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'e2e');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 type Group = 'safe' | 'catch_all' | 'accept_all' | 'role' | 'disposable' | 'invalid';
 /** The audience: 7,000 safe, 2,000 risky (four reasons), 1,000 invalid. */
@@ -57,11 +56,6 @@ if (policy === 'fail') {
       throw new Error(`[e2e] ${INSTALL_HINT}`);
     });
   });
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  return page.evaluate(`axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))))`);
 }
 
 /** The report without its clock fields, to compare two reads of it. */

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { LocalEngine, startEngineServer, type EngineServer } from '@verify-hub/engine';
-import { INSTALL_HINT, VIEWPORT, browserPolicy, launchBrowser, signIn, startStack, until, type Stack } from './harness';
+import { INSTALL_HINT, VIEWPORT, axeViolations, browserPolicy, launchBrowser, signIn, startStack, until, type Stack } from './harness';
 
 /**
  * Schedules made from presets, and the API keys page, in a real browser against `verify-hub serve` on
@@ -16,7 +15,6 @@ jest.setTimeout(120_000);
 const ADMIN_TOKEN = 'e2e-admin-token-keys-0123456789';
 const PORTAL = { portalId: '5151', token: 'pat-e2e-keys-private-app-token' };
 const MAILCHIMP = { apiKey: `${'6'.repeat(32)}-us7`, listId: 'e2ekeys', oauthToken: 'mc-e2e-keys-oauth-token' };
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const policy = browserPolicy();
 const describeIfRun = policy === 'run' ? describe : describe.skip;
@@ -26,12 +24,6 @@ if (policy === 'fail') {
       throw new Error(`[e2e] ${INSTALL_HINT}`);
     });
   });
-}
-
-/** axe-core's violations on the page as it is now (WCAG 2 A/AA rules), as "rule: element" lines. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  return page.evaluate(`axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))))`);
 }
 
 describeIfRun('schedules and API keys in a real browser (hub on the local engine + engine server on the same Redis)', () => {

@@ -1,5 +1,6 @@
 import type { ConnectionRecord, Connector, ConnectorDeps, ConnectorFactory, Contact, ContactResult, DisconnectReport, Page, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
 import { ConfigError, platformLogger } from '@verify-hub/core';
+import { HubSpotBounceSource } from './bounce-source';
 import { buildHubSpotApis, type HubSpotApis } from './client';
 import { CALLBACKS_PATH, completeActionBatched, type CallbackCompletion } from './callback-completions';
 import { HubSpotDailyLimitError } from './errors';
@@ -34,6 +35,8 @@ export class HubSpotConnector implements Connector {
   private readonly runner: RequestRunner;
   private readonly puller: ContactPuller;
   private readonly writer: ContactWriter;
+  /** The hard bounces and sends HubSpot keeps on its contacts (bounce-source.ts). */
+  readonly bounces: HubSpotBounceSource;
   private refreshing?: Promise<void>;
   private dailyRemaining?: number;
   private readonly now: () => number;
@@ -58,6 +61,7 @@ export class HubSpotConnector implements Connector {
     const apis = () => this.apis;
     this.puller = new ContactPuller(this.runner, apis, this.settings);
     this.writer = new ContactWriter(this.runner, apis, this.settings);
+    this.bounces = new HubSpotBounceSource(this.runner, apis, this.settings);
   }
 
   get portalId(): string {
