@@ -12,7 +12,8 @@ type Sbom = { bomFormat: string; specVersion: string; metadata: { component: { n
 type LockEntry = { version: string; dev?: boolean; devOptional?: boolean; link?: boolean; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
 const manifest = (dir: string) => JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; version: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-const WORKSPACES_OF_CLI = ['cli', 'core', 'engine', 'sync-jobs', 'webhooks-in', 'connectors/file', 'connectors/hubspot', 'connectors/mailchimp', 'connectors/mcp'];
+/** The CLI's workspace and those it runs on, installed platforms included (as deploy/Dockerfile copies them). */
+const WORKSPACES_OF_CLI = (require(join(ROOT, 'deploy', 'image-files.js')) as { runtimeWorkspaces(): { dir: string }[] }).runtimeWorkspaces().map((workspace) => workspace.dir);
 
 describe('the image SBOM', () => {
   let sbom: Sbom;
