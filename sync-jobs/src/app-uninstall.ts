@@ -4,8 +4,8 @@ import { disconnectConnection, type DisconnectOutcome } from './disconnect';
 
 /**
  * A platform app uninstalled from an account: the connector says so with an error carrying
- * `appUninstalled` (HubSpot: the refresh token refused as unknown), or an event source reports it
- * (HubSpot's webhooks journal). Either way the connection is disconnected as `verify-hub disconnect`
+ * `appUninstalled` (a platform whose API says so; HubSpot's does not: it reports the uninstall as an event), or an event source reports it
+ * (HubSpot's app lifecycle event, by webhook or journal). Either way the connection is disconnected as `verify-hub disconnect`
  * does it, except on the platform side: the app's access is gone, so nothing there can be deleted.
  */
 export function isAppUninstalled(error: unknown): boolean {

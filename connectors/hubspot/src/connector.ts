@@ -3,7 +3,7 @@ import { ConfigError, platformLogger } from '@verify-hub/core';
 import { HubSpotBounceSource } from './bounce-source';
 import { buildHubSpotApis, type HubSpotApis } from './client';
 import { CALLBACKS_PATH, completeActionBatched, type CallbackCompletion } from './callback-completions';
-import { HubSpotDailyLimitError } from './errors';
+import { HubSpotAuthError, HubSpotDailyLimitError } from './errors';
 import { needsRefresh, refreshHubSpotToken } from './oauth';
 import { nextMidnight } from './portal-time';
 import { ContactPuller, checkHubSpotScope } from './pull';
@@ -11,6 +11,9 @@ import { RequestRunner, type RunnerOptions } from './request-runner';
 import { ensureHubSpotSchema } from './schema';
 import { ContactWriter } from './write';
 import { resolveConnection, type HubSpotCredentials, type ResolvedSettings } from './settings';
+
+/** HubSpot's published uninstall API: the install of the token's app on the token's portal. */
+export const UNINSTALL_PATH = '/appinstalls/v3/external-install';
 
 export interface HubSpotConnectorOptions {
   /** The public app's credentials, for refreshing OAuth tokens (default HUBSPOT_CLIENT_ID / HUBSPOT_CLIENT_SECRET). */
@@ -68,9 +71,23 @@ export class HubSpotConnector implements Connector {
     return this.settings.portalId;
   }
 
-  /** HubSpot's webhook subscriptions are the app's, shared by every installed portal: nothing of one connection to delete. */
-  disconnect(): Promise<DisconnectReport> {
-    return Promise.resolve({ deleted: [], notes: ["HubSpot's webhook subscriptions belong to the app, not to this connection: none deleted"] });
+  /**
+   * An OAuth connection (the public app installed on the portal) is uninstalled from the portal with
+   * HubSpot's published uninstall API (`DELETE /appinstalls/v3/external-install`, the install's own
+   * token), so HubSpot and the hub agree; an install already gone is said, not an error. A private
+   * app's token has no install to remove. Webhook subscriptions are the app's, shared by every portal.
+   */
+  async disconnect(): Promise<DisconnectReport> {
+    const notes = ["HubSpot's webhook subscriptions belong to the app, not to this connection: none deleted"];
+    // A private app's token: no install to remove.
+    if (this.credentials.refreshToken === undefined) return { deleted: [], notes };
+    try {
+      await this.runner.run('default', () => this.apis.sendJson('DELETE', UNINSTALL_PATH));
+      return { deleted: [`the app's install on HubSpot portal ${this.portalId}`], notes };
+    } catch (error) {
+      if (!(error instanceof HubSpotAuthError)) throw error;
+      return { deleted: [], notes: [...notes, `the app's install on portal ${this.portalId} was already gone (HubSpot refused its token)`] };
+    }
   }
 
   ensureSchema(): Promise<SchemaReport> {

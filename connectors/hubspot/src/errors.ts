@@ -15,16 +15,6 @@ export class HubSpotAuthError extends AuthError {
   }
 }
 
-/**
- * The app is no longer installed on the portal: HubSpot refuses the refresh token as unknown
- * (`BAD_REFRESH_TOKEN`; an uninstall deletes it), or the journal reported the uninstall. The hub
- * disconnects the connection as `verify-hub disconnect` would (`appUninstalled` marks it for that).
- */
-export class HubSpotAppUninstalledError extends HubSpotAuthError {
-  override readonly code: string = 'HUBSPOT_APP_UNINSTALLED';
-  readonly appUninstalled = true;
-}
-
 /** The 10-second (or search's per-second) window is still full after the connector's own waits. */
 export class HubSpotRateLimitError extends RateLimitError {
   readonly platform = 'hubspot';

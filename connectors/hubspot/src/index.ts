@@ -1,9 +1,9 @@
-export { HubSpotConnector, hubspotConnectorFactory, createHubSpotConnectorFactory, type HubSpotConnectorOptions } from './connector';
+export { HubSpotConnector, hubspotConnectorFactory, createHubSpotConnectorFactory, UNINSTALL_PATH, type HubSpotConnectorOptions } from './connector';
 export {
   DEFAULT_SCOPES, REFRESH_MARGIN_MS, hubspotInstallUrl, exchangeHubSpotCode, refreshHubSpotToken, needsRefresh, privateAppConnection, fetchAccountDetails,
   type InstallUrlOptions, type OAuthAppOptions,
 } from './oauth';
-export { HubSpotApiError, HubSpotAppUninstalledError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError, HubSpotUnreachableError } from './errors';
+export { HubSpotApiError, HubSpotAuthError, HubSpotDailyLimitError, HubSpotRateLimitError, HubSpotUnreachableError } from './errors';
 export { DEFAULT_API_BASE, RATE_TIERS, hubspotConnectionId, resolveConnection, type HubSpotCredentials, type HubSpotSettings, type RateTier } from './settings';
 export { parse as parseHubSpotWebhook, SIGNATURE_MAX_AGE_MS, MAX_EVENTS } from './webhook';
 export { nextMidnight } from './portal-time';

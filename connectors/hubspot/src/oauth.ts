@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError, type ConnectionRecord } from '@verify-hub/core';
 import { buildHubSpotApis } from './client';
-import { HubSpotApiError, HubSpotAppUninstalledError, HubSpotAuthError, hubspotNetworkError } from './errors';
+import { HubSpotApiError, HubSpotAuthError, hubspotNetworkError } from './errors';
 import { DEFAULT_API_BASE, hubspotConnectionId, type HubSpotCredentials, type RateTier } from './settings';
 
 /** What the connector needs: read and write contacts, create properties, read lists, complete the workflow action's callbacks (`automation`). */
@@ -65,10 +65,8 @@ export async function fetchAccountDetails(accessToken: string, apiBase = DEFAULT
 function tokenCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   return call().catch((caught: unknown) => {
     const error = hubspotNetworkError(caught);
-    // An unknown refresh token: HubSpot deletes an install's tokens when the app is uninstalled.
-    if (error instanceof HubSpotApiError && error.status === 400 && error.category === 'BAD_REFRESH_TOKEN') {
-      throw new HubSpotAppUninstalledError('HubSpot no longer knows the refresh token: the app was uninstalled from the portal (or its install revoked)', { status: 400 });
-    }
+    // A refused refresh token is not taken for an uninstall: HubSpot's published token error has no
+    // member saying why. Uninstalls come from the published app lifecycle event (webhook or journal).
     // HubSpot answers a bad code, redirect URI or refresh token with 400: for us that is an auth failure.
     if (error instanceof HubSpotApiError && error.status === 400) throw new HubSpotAuthError(`HubSpot refused the ${what}; reinstall the app on the portal (${error.message})`, { status: 400 });
     throw error;

@@ -7,7 +7,7 @@ import { HubSpotConnector, hubspotConnectorFactory } from './connector';
 import { BATCH_MAX } from './pull';
 import { HubSpotSettingsSchema, hubspotConnectionId } from './settings';
 import { hubspotSetup } from './token-connection';
-import { parse as parseHubSpotWebhook } from './webhook';
+import { parseDelivery as parseHubSpotDelivery } from './webhook';
 import { actionCompletion } from './action-definition';
 import { hubspotActionReceiver } from './workflow-action';
 
@@ -15,11 +15,16 @@ export { hubspotSetup, hubspotTokenConnection } from './token-connection';
 
 /**
  * POST /webhooks/hubspot: one app secret for every portal (HUBSPOT_CLIENT_SECRET); each event's portal
- * id names the connection, `hubspot-<portalId>`.
+ * id names the connection, `hubspot-<portalId>`. An app-uninstall lifecycle event disconnects that
+ * portal's connection (`onUninstalled`, the host's uninstall disconnect), as the journal's does.
  */
-export function hubspotReceiver(clientSecret: string): WebhookReceiver {
+export function hubspotReceiver(clientSecret: string, onUninstalled?: (connectionId: string) => Promise<unknown>): WebhookReceiver {
   return {
-    receive: (request, _route, now) => parseHubSpotWebhook(request, clientSecret, now),
+    receive: async (request, _route, now) => {
+      const delivery = parseHubSpotDelivery(request, clientSecret, now);
+      for (const portalId of delivery.uninstalledPortals) await onUninstalled?.(hubspotConnectionId(portalId));
+      return delivery.events;
+    },
     connectionIdFor: (event) => hubspotConnectionId(event.accountId),
   };
 }
@@ -45,9 +50,9 @@ export const hubspotPlatform = definePlatform({
   reconnectAdvice: 'reconnect HubSpot (`verify-hub hubspot connect`, or Connections in the dashboard)',
   setup: ({ config }) => hubspotSetup(config),
   commands: hubspotCommands,
-  webhook: ({ config, logger }) => {
+  webhook: ({ config, logger, host }) => {
     const { HUBSPOT_CLIENT_SECRET: clientSecret } = hubspotEnvironment.read(config);
-    if (clientSecret) return { receiver: hubspotReceiver(clientSecret) };
+    if (clientSecret) return { receiver: hubspotReceiver(clientSecret, host && ((connectionId) => host.disconnectUninstalled(connectionId))) };
     logger.warn('HUBSPOT_CLIENT_SECRET is not set: POST /webhooks/hubspot answers 404');
     return undefined;
   },

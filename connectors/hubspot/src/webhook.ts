@@ -116,6 +116,23 @@ function toContactEvent(e: HubSpotEvent): ContactEvent | undefined {
   return undefined;
 }
 
+/** HubSpot's event type id of an app uninstall (app lifecycle events). */
+const APP_UNINSTALL_EVENT_TYPE = '4-1916193';
+const LifecycleSchema = z.looseObject({ portalId: id, eventTypeId: z.string().optional(), action: z.string().optional(), subscriptionType: z.string().optional() });
+
+/** The portal of an app-uninstall lifecycle event (the published event: eventTypeId 4-1916193, or action APP_UNINSTALL), else undefined. */
+function uninstalledPortal(raw: unknown): string | undefined {
+  const e = LifecycleSchema.safeParse(raw);
+  if (!e.success) return undefined;
+  return e.data.eventTypeId === APP_UNINSTALL_EVENT_TYPE || e.data.action === 'APP_UNINSTALL' ? e.data.portalId : undefined;
+}
+
+/** A delivery's contact events, and the portals it says the app was uninstalled from. */
+export interface HubSpotDelivery {
+  events: ContactEvent[];
+  uninstalledPortals: string[];
+}
+
 /**
  * Checks the signature with the app's client secret, then returns the contact events of the delivery:
  * one per contact (its latest by occurredAt; an event carrying the email wins a tie), duplicates and
@@ -123,6 +140,11 @@ function toContactEvent(e: HubSpotEvent): ContactEvent | undefined {
  * a HubSpot event array; 413 more than 100 events.
  */
 export function parse(request: RawWebhookRequest, secret: string, now: number = Date.now()): ContactEvent[] {
+  return parseDelivery(request, secret, now).events;
+}
+
+/** `parse`, with the app-uninstall lifecycle events of the delivery as well (not contact events: they carry no object). */
+export function parseDelivery(request: RawWebhookRequest, secret: string, now: number = Date.now()): HubSpotDelivery {
   if (!secret) throw new WebhookRejectedError('HubSpot webhook secret (HUBSPOT_CLIENT_SECRET) is not configured', 401);
   if (request.body.length > MAX_BODY_BYTES) throw new WebhookRejectedError(`body: over ${MAX_BODY_BYTES} bytes`, 413);
   verifyWebhookSignature(request, secret, now);
@@ -135,7 +157,10 @@ export function parse(request: RawWebhookRequest, secret: string, now: number = 
   if (!Array.isArray(json)) throw new WebhookRejectedError('body: must be a JSON array of events', 400);
   if (json.length > MAX_EVENTS) throw new WebhookRejectedError(`body: ${json.length} events, at most ${MAX_EVENTS} allowed`, 413);
   const latest = new Map<string, ContactEvent>();
+  const uninstalledPortals = new Set<string>();
   json.forEach((raw, index) => {
+    const uninstalled = uninstalledPortal(raw);
+    if (uninstalled) return void uninstalledPortals.add(uninstalled);
     const parsed = EventSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -150,5 +175,5 @@ export function parse(request: RawWebhookRequest, secret: string, now: number = 
     if (seen?.kind === 'privacy_deletion') return;
     if (!seen || event.kind === 'privacy_deletion' || event.occurredAt > seen.occurredAt || (event.occurredAt === seen.occurredAt && !seen.email && event.email)) latest.set(key, event);
   });
-  return [...latest.values()].sort((a, b) => a.occurredAt - b.occurredAt);
+  return { events: [...latest.values()].sort((a, b) => a.occurredAt - b.occurredAt), uninstalledPortals: [...uninstalledPortals] };
 }

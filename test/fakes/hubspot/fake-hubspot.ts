@@ -112,6 +112,8 @@ export class FakeHubSpot {
   readonly journal = new FakeJournal();
   /** Batch-update writes applied per contact id (all portals): what "written exactly once" is checked against. */
   readonly writeCounts = new Map<string, number>();
+  /** Portals the app was uninstalled from through the published uninstall API. */
+  readonly externalUninstalls: string[] = [];
   readonly oauth = { clientId: 'fake-client-id', clientSecret: 'fake-client-secret', accessTokenTtlSeconds: 1800 };
   private readonly portals = new Map<string, Portal>();
   private readonly tokens = new Map<string, TokenInfo>();
@@ -222,7 +224,7 @@ export class FakeHubSpot {
 
   /**
    * The app uninstalled from a portal: HubSpot deletes the install's OAuth tokens (every call with
-   * them answers 401, a refresh BAD_REFRESH_TOKEN) and records APP_UNINSTALL in the journal.
+   * them answers 401, a refresh 400) and records the app lifecycle uninstall event in the journal.
    */
   uninstallApp(portalId: string): void {
     for (const [token, info] of this.tokens) if (info.portalId === portalId && info.kind === 'oauth') this.tokens.delete(token);
@@ -281,6 +283,13 @@ export class FakeHubSpot {
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use((req, res, next) => this.limit(req, res, next));
     app.use(this.actions.callbacksRouter());
+    // The published uninstall API: the install of the calling OAuth token's app on its portal (scope oauth).
+    app.delete('/appinstalls/v3/external-install', (_req, res) => {
+      if (res.locals.tokenKind !== 'oauth') return void error(res, 403, 'MISSING_SCOPES', 'This app hasn\'t been granted all required scopes to make this call: oauth');
+      this.uninstallApp(res.locals.portalId as string);
+      this.externalUninstalls.push(res.locals.portalId as string);
+      res.status(204).end();
+    });
     app.get('/account-info/v3/details', (req, res) => {
       const portal = this.portalOf(res);
       res.json({ portalId: Number(portal.portalId), timeZone: portal.timeZone, accountType: 'STANDARD', currencies: ['USD'], uiDomain: 'app.hubspot.com', dataHostingLocation: 'na1' });
