@@ -31,3 +31,4 @@ export * from './platform-registry';
 export * from './bounce';
 export * from './accuracy-wire';
 export * from './wire';
+export * from './credential-throttle';

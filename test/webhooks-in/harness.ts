@@ -2,15 +2,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { Queue } from 'bullmq';
-import { createLogger } from '@verify-hub/core';
+import { createLogger, type Logger } from '@verify-hub/core';
 import { createHubApp, type HubApp, type HubAppDeps } from '@verify-hub/webhooks-in';
 import { FakeRunService } from './fake-run-service';
 import { until } from '../setup/until';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const silentLogger = createLogger({ level: 'silent' });
+
+/** A logger at trace level keeping every line it writes, as text (to look for leaked secrets). */
+export function captureLogs(): { lines: string[]; logger: Logger } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ level: 'trace', destination }) };
+}
 
 export interface Harness {
   hub: HubApp;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
-import { normalizeEmail, type Logger, type Verifier } from '@verify-hub/core';
+import { normalizeEmail, type CredentialThrottle, type Logger, type Verifier } from '@verify-hub/core';
 import { engineAnswer } from './answer';
 import { IdempotencyStore } from './idempotency';
 import type { KeyRecord, KeyStore } from './key-store';
@@ -15,6 +15,8 @@ export interface EngineAppDeps {
   verifier: Verifier;
   store: KeyStore;
   rateLimiter: AccountRateLimiter;
+  /** Every key check goes through it: wrong keys counted per client address and in all, in Redis. */
+  throttle: CredentialThrottle;
   metrics: EngineMetrics;
   redis: Redis;
   /** Answers kept by `Idempotency-Key`; without it the header is ignored. */
@@ -34,6 +36,9 @@ export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
 
 const MAX_EMAIL_LENGTH = 320;
 
+/** The credential name wrong keys are counted under by the throttle (every key of this engine together). */
+export const ENGINE_KEY_CREDENTIAL = 'engine-api-key';
+
 /** Epoch seconds, the form of `X-RateLimit-Reset` this engine sends (core accepts all three forms). */
 const epochSeconds = (ms: number) => String(Math.ceil(ms / 1000));
 
@@ -44,7 +49,7 @@ const epochSeconds = (ms: number) => String(Math.ceil(ms / 1000));
  * by openapi.yaml, and the engine tests validate each one they get against it.
  */
 export function createEngineApp(deps: EngineAppDeps): express.Express {
-  const { verifier, store, rateLimiter, metrics, redis, logger } = deps;
+  const { verifier, store, rateLimiter, throttle, metrics, redis, logger } = deps;
   const openapi = readFileSync(OPENAPI_PATH, 'utf8');
   const app = express();
   app.disable('x-powered-by');
@@ -83,13 +88,25 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
   });
 
   app.get('/api/v1/verify', async (req, res) => {
-    const account = await store.authenticate(req.get('x-api-key'));
-    if (!account) {
+    const presented = req.get('x-api-key');
+    const attempt = presented ? await throttle.attempt(req.ip, ENGINE_KEY_CREDENTIAL, 'engine API') : undefined;
+    if (attempt && !attempt.allowed) {
+      // Before the key is looked at, so a locked-out address learns nothing, not even with the right key.
+      metrics.rejected.inc({ code: 'TOO_MANY_ATTEMPTS' });
+      const resetAt = Date.now() + attempt.retryAfterSeconds * 1000;
+      res.set({ 'Retry-After': String(attempt.retryAfterSeconds), 'X-RateLimit-Limit': String(throttle.limits.perAddress), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': epochSeconds(resetAt) });
+      res.status(429).json({ error: `Too many requests with a wrong API key from this address: try again in ${attempt.retryAfterSeconds} s`, code: 'TOO_MANY_ATTEMPTS' });
+      return;
+    }
+    const checked = await store.check(presented);
+    // Only a key that does not exist is a guess; a revoked one is a client that has not been told yet.
+    if (attempt) await (checked.kind === 'unknown' ? attempt.failed() : attempt.succeeded());
+    if (checked.kind !== 'valid') {
       metrics.rejected.inc({ code: 'UNAUTHORIZED' });
       res.status(401).json({ error: 'Invalid, revoked or missing API key (send it in the X-API-Key header)', code: 'UNAUTHORIZED' });
       return;
     }
-    await verifyForAccount(req, res, account);
+    await verifyForAccount(req, res, checked.record);
   });
 
   async function verifyForAccount(req: Request, res: Response, key: KeyRecord): Promise<void> {

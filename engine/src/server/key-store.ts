@@ -126,20 +126,30 @@ export class KeyStore {
 
   /** The key's record when it is well-formed, known and not revoked; else null. Notes its last use (at most once a minute). */
   async authenticate(presented: string | undefined, now = Date.now()): Promise<KeyRecord | null> {
-    if (!presented || !KEY_PATTERN.test(presented)) return null;
+    const checked = await this.check(presented, now);
+    return checked.kind === 'valid' ? checked.record : null;
+  }
+
+  /**
+   * `authenticate`, telling a revoked key (a client not told yet) from one that does not exist (a
+   * typo or a guess: what the credential throttle counts).
+   */
+  async check(presented: string | undefined, now = Date.now()): Promise<{ kind: 'valid'; record: KeyRecord } | { kind: 'revoked' | 'unknown' }> {
+    if (!presented || !KEY_PATTERN.test(presented)) return { kind: 'unknown' };
     const computed = hashKey(presented);
     const hex = computed.toString('hex');
     const fields = await this.redis.hgetall(`${this.prefix}key:${hex}`);
-    if (!fields.id || !fields.hash) return null;
-    if (!timingSafeEqual(Buffer.from(fields.hash, 'hex'), computed)) return null;
-    if (fields.revokedAt) return null;
+    if (!fields.id || !fields.hash) return { kind: 'unknown' };
+    if (!timingSafeEqual(Buffer.from(fields.hash, 'hex'), computed)) return { kind: 'unknown' };
+    if (fields.revokedAt) return { kind: 'revoked' };
     const lastUsed = fields.lastUsedAt ? Date.parse(fields.lastUsedAt) : NaN;
     if (!(now - lastUsed < LAST_USED_PRECISION_MS)) {
       fields.lastUsedAt = new Date(now).toISOString();
       // Not awaited: a lost write only makes "last used" a minute older, never refuses a request.
       this.redis.hset(`${this.prefix}key:${hex}`, 'lastUsedAt', fields.lastUsedAt).catch(() => undefined);
     }
-    return parseEngineKeyRecord(fields);
+    const record = parseEngineKeyRecord(fields);
+    return record ? { kind: 'valid', record } : { kind: 'unknown' };
   }
 
   /** This month's figures for `account`: what the `X-RateLimit-*` and `X-Quota-*` headers say. */

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
-import { closeRedis, type Logger, type Verifier } from '@verify-hub/core';
+import { closeRedis, CredentialThrottle, type CredentialThrottleLimits, type Logger, type Verifier } from '@verify-hub/core';
 import { LocalEngine } from '../local-engine';
 import type { LocalEngineOptions } from '../options';
 import { createEngineApp } from './app';
@@ -28,6 +28,8 @@ export interface EngineServerOptions {
   /** The verifier behind the API: a LocalEngine built from `engine` options unless given. */
   verifier?: Verifier;
   engine?: LocalEngineOptions;
+  /** Wrong keys allowed before a lock-out (default core's CREDENTIAL_THROTTLE_DEFAULTS: 10 a minute per address, 15 minutes). */
+  throttle?: Partial<CredentialThrottleLimits>;
   logger?: Logger;
 }
 
@@ -63,6 +65,7 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     verifier,
     store,
     rateLimiter: new AccountRateLimiter(redis, prefix),
+    throttle: new CredentialThrottle(redis, prefix, options.throttle, options.logger),
     idempotency: new IdempotencyStore(redis, prefix),
     metrics,
     redis,

@@ -1,0 +1,121 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from './logger';
+
+/**
+ * Failed credential checks allowed before a lock-out. Two counts, both in Redis so every process of a
+ * service counts together:
+ * - per client address, every credential together: `perAddress` failures in `windowSeconds`, then the
+ *   address is locked out for `lockoutSeconds` (every check from it refused, the right credential too);
+ * - per credential, every address together: `perCredential` failures in `windowSeconds` put the credential
+ *   under lock-out for `lockoutSeconds`, during which an address that failed on it in that time is refused.
+ *   An address with no failure is still checked, so an attack spread over many addresses slows itself
+ *   down without locking the rightful holder out.
+ */
+export interface CredentialThrottleLimits {
+  perAddress: number;
+  perCredential: number;
+  windowSeconds: number;
+  lockoutSeconds: number;
+}
+
+/** 10 failures a minute per address, 100 a minute per credential; a lock-out lasts 15 minutes. */
+export const CREDENTIAL_THROTTLE_DEFAULTS: CredentialThrottleLimits = { perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 15 * 60 };
+
+/**
+ * The key an address is counted under: an IPv6 client controls at least a /64, so that is one address;
+ * an IPv4-mapped IPv6 address is its IPv4 address.
+ */
+export function clientAddressKey(address: string | undefined): string {
+  if (!address) return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (isIPv4(address)) return address;
+  if (!isIPv6(address)) return address.slice(0, 64);
+  const [head = '', tail = ''] = address.split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') && tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+/** One credential check under way: report how it ended. */
+export interface CredentialAttempt {
+  allowed: true;
+  /** The credential was right (or not a guess, such as a revoked key): the attempt is not counted. */
+  succeeded(): Promise<void>;
+  /** A wrong credential: counted for the address (already) and the credential, and logged without the value tried. */
+  failed(): Promise<void>;
+}
+
+export type ThrottleRefusal = { allowed: false; retryAfterSeconds: number; lockedOut: 'address' | 'credential' };
+
+/**
+ * The one throttle in front of every credential check of a service (the hub's admin token, sign-in and
+ * MCP tokens; the engine's API keys), built on rate-limiter-flexible over the service's Redis. Each check
+ * is an attempt counted against its address before anything is compared (an atomic INCR, so a burst of
+ * parallel guesses gets no more than the limit through) and given back when the credential was right.
+ * A failure is logged with the credential's name, where it was presented and the address, never the
+ * value that was tried.
+ */
+export class CredentialThrottle {
+  readonly limits: CredentialThrottleLimits;
+  private readonly byAddress: RateLimiterRedis;
+  private readonly byCredential: RateLimiterRedis;
+  private readonly failedOn: RateLimiterRedis;
+
+  /** `redis` is the service's ioredis client (core names no Redis client, so it is not typed here). */
+  constructor(redis: object, prefix: string, limits: Partial<CredentialThrottleLimits> = {}, private readonly logger?: Logger) {
+    this.limits = { ...CREDENTIAL_THROTTLE_DEFAULTS, ...limits };
+    const { perAddress, perCredential, windowSeconds, lockoutSeconds } = this.limits;
+    this.byAddress = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:address`, points: perAddress, duration: windowSeconds });
+    this.byCredential = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:credential`, points: perCredential, duration: windowSeconds });
+    // Which addresses failed on a credential lately: they are the ones a credential lock-out holds back.
+    this.failedOn = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:pair`, points: 1_000_000, duration: lockoutSeconds });
+  }
+
+  /**
+   * Asks to check `credential` (a name such as `admin-token`, never its value) presented from `address`
+   * by way of `via` (a route or scheme, for the log). Refused while the address or the credential is
+   * locked out; otherwise the caller checks and reports with `succeeded` or `failed`.
+   */
+  async attempt(address: string | undefined, credential: string, via: string): Promise<CredentialAttempt | ThrottleRefusal> {
+    const from = clientAddressKey(address);
+    const pair = `${credential}|${from}`;
+    const [byAddress, byCredential, failedOn] = await Promise.all([
+      this.byAddress.penalty(from, 1),
+      this.byCredential.get(credential),
+      this.failedOn.get(pair),
+    ]);
+    const { perAddress, perCredential, lockoutSeconds } = this.limits;
+    if (byAddress.consumedPoints > perAddress) {
+      // The first attempt over the limit starts the lock-out; later ones find the key blocked already.
+      if (byAddress.consumedPoints === perAddress + 1) {
+        await this.byAddress.block(from, lockoutSeconds);
+        this.logger?.warn({ credential, via, address: from, failures: perAddress, lockoutSeconds }, 'credential checks from this address locked out');
+        return { allowed: false, retryAfterSeconds: lockoutSeconds, lockedOut: 'address' };
+      }
+      return refusal(byAddress, 'address');
+    }
+    if (byCredential && byCredential.consumedPoints > perCredential && failedOn && failedOn.consumedPoints > 0) {
+      await this.byAddress.reward(from, 1);
+      return refusal(byCredential, 'credential');
+    }
+    return {
+      allowed: true,
+      succeeded: async () => {
+        await this.byAddress.reward(from, 1);
+      },
+      failed: async () => {
+        const [onCredential] = await Promise.all([this.byCredential.penalty(credential, 1), this.failedOn.penalty(pair, 1)]);
+        const fields = { credential, via, address: from, failuresFromAddress: byAddress.consumedPoints, failuresOnCredential: onCredential.consumedPoints };
+        if (onCredential.consumedPoints === perCredential) {
+          await this.byCredential.block(credential, lockoutSeconds);
+          this.logger?.warn({ ...fields, lockoutSeconds }, 'credential check failed: the credential is locked out for addresses that failed on it');
+        } else this.logger?.warn(fields, 'credential check failed');
+      },
+    };
+  }
+}
+
+const refusal = (state: RateLimiterRes, lockedOut: 'address' | 'credential'): ThrottleRefusal => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)), lockedOut });
