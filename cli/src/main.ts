@@ -10,12 +10,13 @@ import * as mcp from './commands/mcp';
 import * as runs from './commands/runs';
 import * as secretKey from './commands/secret-key';
 import * as serve from './commands/serve';
+import * as sessions from './commands/sessions';
 import * as sync from './commands/sync';
 import * as verify from './commands/verify';
 import * as worker from './commands/worker';
 
 /** The commands of verify-hub, in help order; a platform's own come from its module (platforms.ts). */
-const COMMANDS: { register: RegisterCommand }[] = [accuracy, clean, disconnect, engine, mcp, runs, secretKey, serve, sync, verify, worker];
+const COMMANDS: { register: RegisterCommand }[] = [accuracy, clean, disconnect, engine, mcp, runs, secretKey, serve, sessions, sync, verify, worker];
 
 /** The CLI package's version (package.json is one folder up from both src/ and dist/). */
 export function cliVersion(): string {

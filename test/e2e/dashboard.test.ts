@@ -166,7 +166,7 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     await page.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
     expect(await page.evaluate<number>(`fetch('/api/session').then((r) => r.status)`)).toBe(200);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in to verify-hub' }).waitFor();
     expect(await page.evaluate<number>(`fetch('/api/runs').then((r) => r.status)`)).toBe(401);
   });

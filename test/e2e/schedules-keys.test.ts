@@ -150,6 +150,31 @@ describeIfRun('schedules and API keys in a real browser (hub on the local engine
     expect(refused.status).toBe(401);
   });
 
+  it('"Sign out everywhere" asks first, then ends every dashboard session, another browser\'s too', async () => {
+    const [mine, theirs] = [await signedInPage(), await signedInPage()];
+    const everywhere = mine.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Sign out everywhere' });
+    const questions: string[] = [];
+    mine.once('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await everywhere.click();
+    await until(async () => questions.length, (n) => n === 1);
+    expect(questions[0]).toContain('every AI assistant signed in to this hub');
+    // Declined: both stay signed in.
+    await theirs.reload();
+    await theirs.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
+
+    mine.once('dialog', (dialog) => void dialog.accept());
+    await everywhere.click();
+    await mine.getByText('Every dashboard session and AI-assistant sign-in of this hub has ended: sign in again.').waitFor();
+    await mine.getByLabel('Admin token').waitFor();
+    await theirs.reload();
+    await theirs.getByLabel('Admin token').waitFor();
+    // The admin token still signs in.
+    await signIn(theirs, ADMIN_TOKEN);
+  });
+
   // Last: it stops the fake HubSpot, so its port is closed from here on.
   it('says what to check when HubSpot cannot be reached: connecting and setting up fields, never "internal error"', async () => {
     const words = 'HubSpot could not be reached: check the network or HUBSPOT_API_BASE (connection refused)';

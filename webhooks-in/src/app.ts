@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
-import { createLogger, type Logger } from '@verify-hub/core';
+import { createLogger, CredentialThrottle, type Logger } from '@verify-hub/core';
 import type { HubAppDeps } from './deps';
 import { requireAdminToken } from './auth';
 import { errorHandler, notFound, sendError } from './http-errors';
@@ -18,14 +18,15 @@ import { runRoutes } from './routes/runs';
 import { fileRoutes } from './routes/files';
 import { hookRoutes } from './routes/hooks';
 import { healthRoutes } from './routes/health';
-import { sessionRoutes } from './routes/session';
+import { sessionRevocationRoutes, sessionRoutes } from './routes/session';
 import { connectionRoutes, oauthCallbackRoutes } from './routes/connections';
 import { scheduleRoutes } from './routes/schedules';
 import { singleCheckRoutes } from './routes/verify';
 import { engineKeyRoutes } from './routes/engine-keys';
 import { accuracyRoutes } from './routes/accuracy';
 import { queueBoard } from './queue-board';
-import { SessionStore, SignInLimiter } from './session';
+import { SessionStore } from './session';
+import { CredentialBinding } from './credential-binding';
 import { OAuthStates } from './oauth-states';
 import { dashboardRoutes } from './dashboard';
 import type * as McpSignIn from './mcp-sign-in';
@@ -119,8 +120,11 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   app.use('/actions', actionRoutes({ receivers: deps.actions ?? {}, publicUrl: deps.publicUrl }));
   app.use('/platforms', platformExtensionRoutes(deps.platformRoutes ?? {}, deps.publicUrl));
 
-  const sessions = new SessionStore(deps.redis, prefix);
-  const signInLimiter = new SignInLimiter(deps.redis, prefix, { maxFailures: deps.signIn?.maxFailures ?? 10, windowSeconds: deps.signIn?.windowSeconds ?? 60 });
+  // Every credential check (bearer, Basic, sign-in, MCP tokens) counts under one throttle, shared in Redis;
+  // everything signed in is bound to HUB_ADMIN_TOKEN and the revocation generation.
+  const throttle = new CredentialThrottle(deps.redis, prefix, deps.throttle, logger);
+  const binding = new CredentialBinding(deps.redis, prefix, deps.adminToken);
+  const sessions = new SessionStore(deps.redis, prefix, binding);
   const connectionOptions = {
     runs: deps.runs,
     connections: deps.connections,
@@ -132,15 +136,16 @@ export function createHubApp(deps: HubAppDeps): HubApp {
     publicUrl: deps.publicUrl,
     logger,
   };
-  const adminOnly = requireAdminToken(deps.adminToken, { sessions });
+  const adminOnly = requireAdminToken(deps.adminToken, { throttle, sessions });
 
   // The platforms' OAuth redirects land here: the state, not a session, authenticates them.
   app.use('/oauth', oauthCallbackRoutes(connectionOptions));
 
   const api = express.Router();
-  api.use(sessionRoutes({ adminToken: deps.adminToken, sessions, limiter: signInLimiter }));
+  api.use(sessionRoutes({ adminToken: deps.adminToken, sessions, throttle }));
   api.use(adminOnly);
   api.use(express.json({ limit: '1mb' }));
+  api.use(sessionRevocationRoutes(binding));
   api.use(runRoutes(deps.runs, { pricing: deps.pricing }));
   api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, abandonedAfterMs: deps.upload?.abandonedAfterMs, retentionMs: deps.upload?.retentionMs, connections: deps.connections, operations: deps.operations, pricing: deps.pricing, logger }));
   api.use(hookRoutes(hooks, outbound));
@@ -152,7 +157,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(accuracyRoutes(deps.accuracy));
   app.use('/api', api);
 
-  const queueAuth = requireAdminToken(deps.adminToken, { browser: true, sessions });
+  const queueAuth = requireAdminToken(deps.adminToken, { throttle, browser: true, sessions });
   const queues = [...(deps.queues ?? []), ingest.queue as Queue, ...(delivery ? [delivery.deliveryQueue] : [])];
   if (queues.length) app.use(QUEUE_UI_PATH, queueAuth, queueBoard(queues, QUEUE_UI_PATH));
   else app.use(QUEUE_UI_PATH, queueAuth, (_req, res) => sendError(res, 404, 'NOT_FOUND', 'no queues to show'));
@@ -165,7 +170,7 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   } else if (deps.mcpSignIn) {
     // Loaded only when sign-in is on: the MCP SDK's authorization server is several MB a hub without it need not hold.
     const { mcpSignIn } = require('./mcp-sign-in') as typeof McpSignIn;
-    const signIn = mcpSignIn({ redis: deps.redis, prefix, adminToken: deps.adminToken!, publicUrl: deps.publicUrl!, mcpPath, limiter: signInLimiter, logger }, deps.mcpSignIn);
+    const signIn = mcpSignIn({ redis: deps.redis, prefix, adminToken: deps.adminToken!, publicUrl: deps.publicUrl!, mcpPath, throttle, binding, logger }, deps.mcpSignIn);
     app.use(signIn.routes);
     mcpGate = signIn.gate;
   }

@@ -2,10 +2,10 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
-import type { ActionReceiver, ConnectionStore, Logger, PlatformRoute, PlatformWebhook, Pricing, SecretBox, Verifier } from '@verify-hub/core';
+import type { ActionReceiver, ConnectionStore, CredentialThrottleLimits, Logger, PlatformRoute, PlatformWebhook, Pricing, SecretBox, Verifier } from '@verify-hub/core';
 import type { AccuracyService, ConnectionOperations, RunService, ScheduleService } from '@verify-hub/sync-jobs';
 import type { PlatformEntry, PlatformSetups } from './platform-setup';
-import type { McpSignInOptions } from './mcp-sign-in';
+import type { McpSignInOptions } from './mcp-oauth-provider';
 import type { EngineKeysSetting } from './engine-keys';
 import type { OutboundGuard } from './outbound-guard';
 
@@ -85,8 +85,12 @@ export interface HubAppDeps {
   verifier?: Verifier;
   /** Single-address checks allowed per client address per minute (default 30). */
   singleCheck?: { perMinute?: number };
-  /** Failed dashboard sign-ins allowed per client address and window (default 10 per 60 s). */
-  signIn?: { maxFailures?: number; windowSeconds?: number };
+  /**
+   * Failed credential checks (admin token as bearer, Basic or sign-in; MCP tokens) allowed before a
+   * lock-out: core's CREDENTIAL_THROTTLE_DEFAULTS (10 a minute per address, 100 a minute per credential,
+   * 15 minutes of lock-out) unless given.
+   */
+  throttle?: Partial<CredentialThrottleLimits>;
   /**
    * The engine's API keys and usage (the dashboard's "API keys" page): an admin over the engine's key
    * store, or where keys are managed instead (a remote engine). Absent: `/api/engine/*` answers 503.

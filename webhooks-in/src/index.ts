@@ -17,3 +17,4 @@ export * from './connection-view';
 export { SESSION_COOKIE, CSRF_HEADER, SESSION_TTL_SECONDS } from './session';
 export * from './engine-keys';
 export type * from './api-types';
+export { revokeAllSignIns } from './credential-binding';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { CredentialBinding } from './credential-binding';
 
 export const SESSION_COOKIE = 'vh_session';
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -11,13 +11,15 @@ export const CSRF_HEADER = 'X-VerifyHub-CSRF';
 
 /**
  * Dashboard sessions: a random 32-byte id in an HttpOnly cookie, and in Redis only its SHA-256 (a
- * leaked Redis dump holds no usable session) with a 12-hour TTL. Nothing else is stored: a session
- * is "signed in with the admin token", which has no user or roles.
+ * leaked Redis dump holds no usable session) with a 12-hour TTL. The value is the credential binding
+ * the session was signed in under (credential-binding.ts): a new HUB_ADMIN_TOKEN or a revocation ends
+ * it. Nothing else is stored: a session is "signed in with the admin token", which has no user or roles.
  */
 export class SessionStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly binding: CredentialBinding,
     readonly ttlSeconds = SESSION_TTL_SECONDS,
   ) {}
 
@@ -26,14 +28,20 @@ export class SessionStore {
   }
 
   async create(): Promise<string> {
+    const binding = await this.binding.current();
+    if (!binding) throw new Error('a session needs HUB_ADMIN_TOKEN');
     const id = randomBytes(32).toString('base64url');
-    await this.redis.set(this.key(id), String(Date.now()), 'EX', this.ttlSeconds);
+    await this.redis.set(this.key(id), binding, 'EX', this.ttlSeconds);
     return id;
   }
 
   async isValid(id: string | undefined): Promise<boolean> {
     if (!id || id.length > 200) return false;
-    return (await this.redis.exists(this.key(id))) === 1;
+    const [issuedUnder, current] = await Promise.all([this.redis.get(this.key(id)), this.binding.current()]);
+    if (issuedUnder === null) return false;
+    if (CredentialBinding.holds(issuedUnder, current)) return true;
+    await this.redis.del(this.key(id));
+    return false;
   }
 
   async remove(id: string | undefined): Promise<void> {
@@ -58,36 +66,4 @@ export function setSessionCookie(res: Response, id: string, maxAgeSeconds: numbe
 
 export function clearSessionCookie(res: Response): void {
   res.append('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: 0, expires: new Date(0) }));
-}
-
-/**
- * Failed sign-ins per client address, in Redis so every hub instance counts together: after
- * `maxFailures` within `windowSeconds` the address waits (429 with Retry-After) until the window ends.
- */
-export class SignInLimiter {
-  private readonly limiter: RateLimiterRedis;
-
-  constructor(redis: Redis, prefix: string, readonly options: { maxFailures: number; windowSeconds: number }) {
-    this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}signin-failures`, points: options.maxFailures, duration: options.windowSeconds });
-  }
-
-  /** Seconds to wait before trying again, or 0 when this address may try now. */
-  async retryAfter(address: string): Promise<number> {
-    const state = await this.limiter.get(address);
-    if (!state || state.consumedPoints < this.options.maxFailures) return 0;
-    return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  }
-
-  async recordFailure(address: string): Promise<void> {
-    try {
-      await this.limiter.consume(address);
-    } catch (rejection) {
-      // Over the limit: the next attempt is refused by retryAfter. Anything else is Redis trouble.
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    }
-  }
-
-  async reset(address: string): Promise<void> {
-    await this.limiter.delete(address);
-  }
 }

@@ -123,6 +123,11 @@ export async function signOut(): Promise<void> {
   await request('DELETE', '/api/session', { expectUnauthorized: true });
 }
 
+/** Ends every dashboard session (this one too) and every AI-assistant (MCP) sign-in of the hub. */
+export async function signOutEverywhere(): Promise<void> {
+  await request('POST', '/api/sessions/revoke', { body: { all: true } });
+}
+
 // ---------------------------------------------------------------- runs
 
 export function listRuns(limit: number, filter: RunListQuery = {}, signal?: AbortSignal) {

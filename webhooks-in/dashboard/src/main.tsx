@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorMessage, hasSession, listPlatforms, setUnauthorizedHandler, signOut } from './api';
+import { errorMessage, hasSession, listPlatforms, setUnauthorizedHandler, signOut, signOutEverywhere } from './api';
 import { rememberPlatforms } from './format';
 import { CheckPage } from './check-page';
 import { ConnectionsPage } from './connections-page';
@@ -131,9 +131,23 @@ function App() {
     setAuth('signed-out');
   };
 
+  // Every session and assistant sign-in of the hub ends (`verify-hub sessions revoke --all`): asked first.
+  const leaveEverywhere = async () => {
+    const question = 'Sign out everywhere? Every dashboard session (this one too) and every AI assistant signed in to this hub will have to sign in again. The admin token stays the same.';
+    if (!window.confirm(question)) return;
+    try {
+      await signOutEverywhere();
+    } catch (caught) {
+      window.alert(`Could not sign out everywhere: ${errorMessage(caught)}`);
+      return;
+    }
+    setSignedOutNotice('Every dashboard session and AI-assistant sign-in of this hub has ended: sign in again.');
+    setAuth('signed-out');
+  };
+
   return (
     <>
-      <Nav route={route} onSignOut={() => void leave()} />
+      <Nav route={route} onSignOut={() => void leave()} onSignOutEverywhere={() => void leaveEverywhere()} />
       <main id="content" tabIndex={-1}>
         <Page key={key} route={route} />
       </main>

@@ -10,7 +10,7 @@ const LINKS: { href: string; label: string; pages: Route['page'][] }[] = [
   { href: '#/api-keys', label: 'API keys', pages: ['api-keys'] },
 ];
 
-export function Nav({ route, onSignOut }: { route: Route; onSignOut: () => void }) {
+export function Nav({ route, onSignOut, onSignOutEverywhere }: { route: Route; onSignOut: () => void; onSignOutEverywhere: () => void }) {
   return (
     <header class="top">
       {/* The hash holds the route, so the skip link moves the focus itself instead of changing it. */}
@@ -37,6 +37,9 @@ export function Nav({ route, onSignOut }: { route: Route; onSignOut: () => void 
         </ul>
         <button type="button" class="secondary" onClick={onSignOut}>
           Sign out
+        </button>
+        <button type="button" class="secondary" onClick={onSignOutEverywhere}>
+          Sign out everywhere
         </button>
       </nav>
     </header>

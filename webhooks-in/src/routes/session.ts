@@ -1,16 +1,19 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { safeEqual } from '../auth';
+import type { CredentialThrottle } from '@verify-hub/core';
+import { checkAdminToken, sendTooManyAttempts } from '../auth';
 import { sendError } from '../http-errors';
 import { parseInput } from '../validate';
-import { clearSessionCookie, sessionIdOf, setSessionCookie, type SessionStore, type SignInLimiter } from '../session';
+import type { CredentialBinding } from '../credential-binding';
+import { clearSessionCookie, sessionIdOf, setSessionCookie, type SessionStore } from '../session';
 
 const SignInBody = z.strictObject({ token: z.string().min(1, 'is required').max(1000) });
+const RevokeBody = z.strictObject({ all: z.literal(true, { error: 'must be true: every session and MCP token is revoked at once' }) });
 
 export interface SessionRoutesOptions {
   adminToken?: string;
   sessions: SessionStore;
-  limiter: SignInLimiter;
+  throttle: CredentialThrottle;
 }
 
 /**
@@ -22,18 +25,10 @@ export function sessionRoutes(options: SessionRoutesOptions): Router {
 
   router.post('/session', express.json({ limit: '4kb' }), async (req, res) => {
     if (!options.adminToken) return sendError(res, 503, 'ADMIN_DISABLED', 'the admin API is disabled: set HUB_ADMIN_TOKEN');
-    const address = req.ip ?? 'unknown';
-    const wait = await options.limiter.retryAfter(address);
-    if (wait > 0) {
-      res.set('Retry-After', String(wait));
-      return sendError(res, 429, 'TOO_MANY_ATTEMPTS', `too many failed sign-ins: try again in ${wait} s`);
-    }
     const { token } = parseInput(SignInBody, req.body ?? {}, 'body');
-    if (!safeEqual(token, options.adminToken)) {
-      await options.limiter.recordFailure(address);
-      return sendError(res, 401, 'UNAUTHORIZED', 'wrong admin token');
-    }
-    await options.limiter.reset(address);
+    const check = await checkAdminToken(options.throttle, req, token, options.adminToken, 'dashboard sign-in');
+    if (check.outcome === 'refused') return sendTooManyAttempts(res, check.retryAfterSeconds);
+    if (check.outcome === 'wrong') return sendError(res, 401, 'UNAUTHORIZED', 'wrong admin token');
     const id = await options.sessions.create();
     setSessionCookie(res, id, options.sessions.ttlSeconds);
     res.status(204).end();
@@ -50,5 +45,21 @@ export function sessionRoutes(options: SessionRoutesOptions): Router {
     res.status(204).end();
   });
 
+  return router;
+}
+
+/**
+ * `POST /api/sessions/revoke {"all": true}` (behind the admin guard): what `verify-hub sessions revoke --all`
+ * does, from the dashboard. Every dashboard session (the caller's too) and every MCP code, access and
+ * refresh token ends at once, on every hub process; the admin token itself stays valid.
+ */
+export function sessionRevocationRoutes(binding: CredentialBinding): Router {
+  const router = Router();
+  router.post('/sessions/revoke', async (req, res) => {
+    parseInput(RevokeBody, req.body ?? {}, 'body');
+    await binding.revokeAll();
+    clearSessionCookie(res);
+    res.json({ revoked: 'all' });
+  });
   return router;
 }
