@@ -68,6 +68,8 @@ function create(id, label) {
   if (label !== undefined && !/^[A-Za-z0-9][A-Za-z0-9 .&+-]{0,59}$/.test(label)) fail('--label: letters, digits, spaces and . & + - (at most 60), starting with a letter or digit');
   const names = namesOf(id, label ?? words(id).map(capital).join(' '));
   copyTemplate(TEMPLATE, target, names);
+  // Every published package carries the project's licence (test/release/published-files.test.ts).
+  fs.copyFileSync(path.join(ROOT, 'LICENSE'), path.join(target, 'LICENSE'));
   setCliDependency(`@verify-hub/connector-${id}`, names.__version__);
   console.log(`Made connectors/${id}/ (${names.__label__}) and installed it in cli/package.json. Next:`);
   console.log('  npm install');
