@@ -44,6 +44,18 @@ describe('POST /api/runs: platform, connection and scope belong together', () =>
     expect(stack.engine.requests).toHaveLength(0);
   });
 
+  it("refuses a run of a platform that is not a connection (an upload's) through POST /api/runs, naming platform", async () => {
+    const connectionId = await uploadConnection();
+    const sources = registeredPlatforms().filter((module) => module.connectable === false);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const { id } of sources) {
+      const res = await request(stack.hub.url).post('/api/runs').set(bearer).send({ platform: id, connectionId, scope: 'all' });
+      expect(res.status).toBe(400);
+      expect(res.body.field).toBe('body.platform');
+    }
+    expect(await runCount()).toBe(0);
+  });
+
   it("refuses a platform's run with another platform's scope form, naming scope", async () => {
     const res = await request(stack.hub.url).post('/api/runs').set(bearer).send({ platform: 'hubspot', scope: `file:${stack.uploadDir}/x/list.csv` });
     expect(res.status).toBe(400);

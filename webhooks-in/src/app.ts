@@ -146,7 +146,9 @@ export function createHubApp(deps: HubAppDeps): HubApp {
   api.use(adminOnly);
   api.use(express.json({ limit: '1mb' }));
   api.use(sessionRevocationRoutes(binding));
-  api.use(runRoutes(deps.runs, { pricing: deps.pricing }));
+  // A platform that is not a connection (uploads) starts its runs from its own route.
+  const startsHere = (platform: string) => !(deps.catalog ?? []).some((entry) => entry.id === platform && !entry.connectable);
+  api.use(runRoutes(deps.runs, { pricing: deps.pricing, startsHere }));
   api.use(fileRoutes({ runs: deps.runs, uploadDir: deps.uploadDir, maxBytes: deps.upload?.maxBytes, maxRows: deps.upload?.maxRows, abandonedAfterMs: deps.upload?.abandonedAfterMs, retentionMs: deps.upload?.retentionMs, connections: deps.connections, operations: deps.operations, pricing: deps.pricing, logger }));
   api.use(hookRoutes(hooks, outbound));
   api.use(connectionRoutes(connectionOptions));

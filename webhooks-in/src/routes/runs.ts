@@ -11,8 +11,12 @@ import { reportCsv } from '../report-csv';
 
 const EVENTS_INTERVAL_MS = 1000;
 
-/** The admin API's run routes (mounted under /api, behind the token); `pricing` shows what runs spent in money. */
-export function runRoutes(runs: RunService, options: { pricing?: Pricing } = {}): Router {
+/**
+ * The admin API's run routes (mounted under /api, behind the token); `pricing` shows what runs spent in
+ * money. `startsHere(platform)` is false for a platform whose runs start from their own route (a source
+ * that is not a connection, such as an upload): POST /runs refuses it, naming `platform`.
+ */
+export function runRoutes(runs: RunService, options: { pricing?: Pricing; startsHere?: (platform: string) => boolean } = {}): Router {
   const router = Router();
   const runView = (run: RunRecord) => viewOf(run, { pricing: options.pricing });
 
@@ -24,6 +28,7 @@ export function runRoutes(runs: RunService, options: { pricing?: Pricing } = {})
 
   router.post('/runs', async (req, res) => {
     const body = parseInput(StartRunBody, req.body ?? {}, 'body');
+    if (options.startsHere && !options.startsHere(body.platform)) throw new HttpError(400, 'INVALID_INPUT', `body.platform: ${body.platform} runs start from their own route, not here`, 'body.platform');
     const run = await runs.start(body);
     res.status(201).location(`/api/runs/${run.id}`).json(runView(run));
   });
