@@ -119,9 +119,12 @@ export class BounceSync {
     const ids = (await this.deps.ledger.connectionIds()).filter((id) => !options.connectionId || id === options.connectionId);
     const connections: AccuracyAnswer['connections'] = [];
     for (const id of ids) {
-      const report: AccuracyReport = accuracyReport(await this.deps.ledger.addresses(id, now), days, now, id);
+      const entries = await this.deps.ledger.addresses(id, now);
+      const report: AccuracyReport = accuracyReport(entries, days, now, id);
       const record = stored.get(id);
-      connections.push({ ...report, connectionId: id, platform: record?.platform ?? 'unknown', ...(record?.label ? { label: record.label } : {}) });
+      // A connection removed since keeps its ledger until the retention: its platform is the evidence's.
+      const platform = record?.platform ?? entries.map((e) => (e.sent ?? e.hard ?? e.soft ?? e.policy)?.platform).find(Boolean) ?? 'unknown';
+      connections.push({ ...report, connectionId: id, platform, ...(record?.label ? { label: record.label } : {}) });
     }
     return { days, overall: addReports(connections, days, now), connections };
   }
