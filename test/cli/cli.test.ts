@@ -10,6 +10,7 @@ import { FakeSource } from '../fakes/source';
 import { LEDGER_CATEGORIES, CATEGORY_WORDS, type LedgerCategory } from '@verify-hub/core';
 import { LEDGER_FILE_ROWS, LEDGER_FIRST_PAGE_CREDITS, LEDGER_TAIL_VERIFIED, ledgerFileText, ledgerTruth } from '../file/ledger-file';
 import { cli } from './run-cli';
+import { cliBin } from '../setup/cli-bin';
 
 describe('verify-hub CLI', () => {
   const engine = new FakeEngine();
@@ -222,7 +223,7 @@ describe('verify-hub CLI', () => {
 
   it('worker answers /healthz and /readyz on --health-port and stops gracefully on SIGTERM', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'worker', '--health-port', '0'], {
+    const child = spawn(process.execPath, [cliBin(), 'worker', '--health-port', '0'], {
       env: { ...process.env, HUB_HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -310,7 +311,7 @@ describe('verify-hub CLI', () => {
   }, 80_000);
 
   it('the bin itself exits 2 on a bad argument', () => {
-    const run = spawnSync(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'clean'], { encoding: 'utf8', env: { ...saved, ENGINE_URL: '', ENGINE_API_KEY: '' }, timeout: 60_000 });
+    const run = spawnSync(process.execPath, [cliBin(), 'clean'], { encoding: 'utf8', env: { ...saved, ENGINE_URL: '', ENGINE_API_KEY: '' }, timeout: 60_000 });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/missing required argument 'file'/);
   }, 70_000);

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { openKeyStore } from '@verify-hub/engine';
 import { register } from '../../cli/src/commands/engine';
+import { cliBin } from '../setup/cli-bin';
 
 /** `verify-hub engine keys create|list|revoke`, run through commander as the CLI runs them. */
 describe('verify-hub engine keys', () => {
@@ -72,7 +72,7 @@ describe('verify-hub engine keys', () => {
 
 describe('verify-hub engine (the server)', () => {
   it('a too-short ENGINE_API_KEY stops it with a message naming the variable (a compose file must not leave it hanging)', async () => {
-    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'engine', '--port', '0'], {
+    const child = spawn(process.execPath, [cliBin(), 'engine', '--port', '0'], {
       env: { ...process.env, ENGINE_API_KEY: 'change-me-engine-key', ENGINE_REDIS_PREFIX: `test:engine-cli:${randomUUID()}:` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,14 +1,20 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildCliForTests } from './cli-build';
 import { ensureRedis } from './redis';
 const { WAITS_FILE } = require('./machine-lock') as { WAITS_FILE: string };
 
-/** Makes sure every test file sees a live Redis in REDIS_URL (starting one if none answers). */
+/**
+ * Once per run: a live Redis in REDIS_URL for every test file (started if none answers), and one build
+ * of the CLI (VHTEST_CLI_BIN) for the suites that spawn it.
+ */
 export default async function globalSetup(): Promise<void> {
   const redis = await ensureRedis();
   process.env.REDIS_URL = redis.url;
   const runDir = mkdtempSync(join(tmpdir(), 'vh-jest-run-'));
-  process.env[WAITS_FILE] = join(runDir, 'lock-waits.jsonl');
   Object.assign(globalThis as object, { __verifyHubStopRedis: redis.stop, __verifyHubRunDir: runDir });
+  process.env[WAITS_FILE] = join(runDir, 'lock-waits.jsonl');
+  mkdirSync(join(runDir, 'cli'));
+  process.env.VHTEST_CLI_BIN = await buildCliForTests(join(__dirname, '..', '..'), join(runDir, 'cli'));
 }

@@ -10,6 +10,7 @@ import { startServe, type RunningHub } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
 import { loadHubConfig } from '../../cli/src/platforms';
+import { cliBin } from '../setup/cli-bin';
 
 export interface ServeStack {
   hub: RunningHub;
@@ -90,7 +91,7 @@ export async function purgeServeRedis(prefix: string, redisUrl = process.env.RED
 
 /** `verify-hub serve` as a process of its own (the real CLI entry), on a free port; resolves once it listens. */
 export async function serveProcess(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
-  const bin = join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js');
+  const bin = cliBin(env);
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   let stderr = '';

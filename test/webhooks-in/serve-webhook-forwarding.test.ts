@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createRedis, queuePrefix } from '@verify-hub/sync-jobs';
 import { startServe } from '../../cli/src/commands/serve';
@@ -9,6 +8,7 @@ import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from './harness';
 import { purgeServeRedis, until } from './serve-stack';
 import { loadHubConfig } from '../../cli/src/platforms';
+import { cliBin } from '../setup/cli-bin';
 
 /**
  * An HTTP-only hub (`serve --no-workers`) stores accepted webhook deliveries and forwards none itself
@@ -47,7 +47,7 @@ it('a worker process forwards the events an HTTP-only hub acknowledged; the hub 
     expect(await ingest.getJobCounts('waiting')).toEqual({ waiting: 1 });
     expect(await ingest.getWorkers()).toHaveLength(0);
 
-    worker = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    worker = spawn(process.execPath, [cliBin(env), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     exited = new Promise((resolve) => worker!.on('exit', resolve));
     await until(() => ingest.getJobCounts('completed'), (counts) => counts.completed === 1, 90_000);
     const events = await hub.pipeline.queues.events.getJobCounts('waiting', 'delayed', 'active', 'completed', 'failed');

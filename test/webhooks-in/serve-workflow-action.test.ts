@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { startServe } from '../../cli/src/commands/serve';
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
@@ -8,6 +7,7 @@ import { privateConnection } from '../hubspot/helpers';
 import { silentLogger } from './harness';
 import { purgeServeRedis, startServeStack, until, type ServeStack } from './serve-stack';
 import { loadHubConfig } from '../../cli/src/platforms';
+import { cliBin } from '../setup/cli-bin';
 
 /**
  * `verify-hub serve` wired from configuration: HubSpot's signed workflow-action call at
@@ -79,7 +79,7 @@ describe('workflow action with an HTTP-only hub and a separate worker process', 
       HUBSPOT_CLIENT_SECRET: SECRET, HUBSPOT_API_BASE: hubspot.url, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent',
     };
     const hub = await startServe(loadHubConfig({ ...env, HUB_ADMIN_TOKEN: `admin-${randomUUID()}` }), { port: 0, host: '127.0.0.1', workers: false, logger: silentLogger });
-    const worker = spawn(process.execPath, [join(__dirname, '..', '..', 'cli', 'bin', 'verify-hub.js'), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const worker = spawn(process.execPath, [cliBin(env), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     worker.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code)));
