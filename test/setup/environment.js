@@ -9,6 +9,7 @@
  *    of earlier runs from exiting (the reason for the `forceExit` this replaced).
  */
 const { TestEnvironment } = require('jest-environment-node');
+const { readFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { groupOf } = require('./suite-groups');
@@ -73,6 +74,20 @@ function traceHandles() {
 }
 
 /**
+ * This worker's child processes (Linux: /proc; elsewhere none are known). A child a suite started and
+ * left running (its test timed out before the clean-up) would outlive the worker holding the stream
+ * jest reads its output from, and jest would wait for it forever: the suite's children are killed when
+ * it ends.
+ */
+function childProcesses() {
+  try {
+    return readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
  * What this worker process held before its first suite, and the last suite it ran: a handle that a
  * suite's clean-up let open only after its check (a reconnect timer started once a server it used was
  * gone) is found when the next suite starts, and blamed on the suite that left it.
@@ -102,6 +117,7 @@ class VerifyHubEnvironment extends TestEnvironment {
     if (this.leftByPrevious.length > 0) workerBaseline = resourceCounts();
     previousSuite = relative(this.rootDir, this.testPath);
     this.resourcesBefore = resourceCounts();
+    this.childrenBefore = new Set(childProcesses());
     this.trace = traceHandles();
   }
 
@@ -125,6 +141,14 @@ class VerifyHubEnvironment extends TestEnvironment {
 
   async teardown() {
     try {
+      for (const pid of childProcesses()) {
+        if (this.childrenBefore?.has(pid)) continue;
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
       await super.teardown();
     } finally {
       this.releaseLock?.();
