@@ -57,7 +57,7 @@ function traceHandles() {
   const hook = createHook({
     init(id, type, _trigger, resource) {
       if (type === 'PROMISE' || type === 'TickObject' || type === 'Microtask') return;
-      live.set(id, { type, resource, stack: new Error().stack.split('\n').slice(2, 14).join('\n') });
+      live.set(id, { type, resource, stack: new Error().stack.split('\n').slice(2, 40).join('\n') });
     },
     destroy(id) {
       live.delete(id);
