@@ -12,7 +12,7 @@ const { TestEnvironment } = require('jest-environment-node');
 const { readFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { groupOf } = require('./suite-groups');
+const { groupOf, knownOpenHandles } = require('./suite-groups');
 const { acquireMachineLock, noteLockWait } = require('./machine-lock');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
@@ -128,7 +128,11 @@ class VerifyHubEnvironment extends TestEnvironment {
     }
     const extra = await settledExtra(this.resourcesBefore);
     if (this.trace && extra.length > 0) console.error(`open handles of ${this.testPath}:\n${this.trace.report().join('\n\n')}`);
-    if (extra.length > 0) {
+    const known = knownOpenHandles[relative(this.rootDir, this.testPath)];
+    if (extra.length > 0 && known) {
+      workerBaseline = resourceCounts();
+      console.warn(`${relative(this.rootDir, this.testPath)} left handles open (${extra.join(', ')}): known, ${known} (test/setup/suite-groups.js)`);
+    } else if (extra.length > 0) {
       workerBaseline = resourceCounts(); // reported here, not again by the next suite
       state.unhandledErrors.push(
         new Error(
