@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from './logger';
 
@@ -53,8 +54,9 @@ export type ThrottleRefusal = { allowed: false; retryAfterSeconds: number; locke
 /**
  * The one throttle in front of every credential check of a service (the hub's admin token, sign-in and
  * MCP tokens; the engine's API keys), built on rate-limiter-flexible over the service's Redis. Each check
- * is an attempt counted against its address before anything is compared (an atomic INCR, so a burst of
- * parallel guesses gets no more than the limit through) and given back when the credential was right.
+ * is counted as under way for its address before anything is compared, and an address's failures and
+ * checks under way together stay within its limit (a burst of parallel guesses gets no more than the
+ * limit compared); only a wrong credential counts as a failure.
  * A failure is logged with the credential's name, where it was presented and the address, never the
  * value that was tried.
  */
@@ -63,6 +65,7 @@ export class CredentialThrottle {
   private readonly byAddress: RateLimiterRedis;
   private readonly byCredential: RateLimiterRedis;
   private readonly failedOn: RateLimiterRedis;
+  private readonly pending: RateLimiterRedis;
 
   /** `redis` is the service's ioredis client (core names no Redis client, so it is not typed here). */
   constructor(redis: object, prefix: string, limits: Partial<CredentialThrottleLimits> = {}, private readonly logger?: Logger) {
@@ -72,42 +75,52 @@ export class CredentialThrottle {
     this.byCredential = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:credential`, points: perCredential, duration: windowSeconds });
     // Which addresses failed on a credential lately: they are the ones a credential lock-out holds back.
     this.failedOn = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:pair`, points: 1_000_000, duration: lockoutSeconds });
+    // Checks from an address under way (compared, outcome not reported yet); expires in case a process dies mid-check.
+    this.pending = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-checks:pending`, points: 1_000_000, duration: PENDING_EXPIRY_SECONDS });
   }
 
   /**
    * Asks to check `credential` (a name such as `admin-token`, never its value) presented from `address`
    * by way of `via` (a route or scheme, for the log). Refused while the address or the credential is
    * locked out; otherwise the caller checks and reports with `succeeded` or `failed`.
+   *
+   * Failures and checks under way together never exceed the address's limit, so a burst of parallel
+   * guesses gets no more than the limit compared; a burst of right credentials (a client verifying 25
+   * addresses at once) only waits its turn for a few milliseconds, and is never locked out by itself.
    */
   async attempt(address: string | undefined, credential: string, via: string): Promise<CredentialAttempt | ThrottleRefusal> {
     const from = clientAddressKey(address);
     const pair = `${credential}|${from}`;
-    const [byAddress, byCredential, failedOn] = await Promise.all([
-      this.byAddress.penalty(from, 1),
-      this.byCredential.get(credential),
-      this.failedOn.get(pair),
-    ]);
     const { perAddress, perCredential, lockoutSeconds } = this.limits;
-    if (byAddress.consumedPoints > perAddress) {
-      // The first attempt over the limit starts the lock-out; later ones find the key blocked already.
-      if (byAddress.consumedPoints === perAddress + 1) {
+    const giveUpAt = Date.now() + QUEUE_LIMIT_MS;
+    for (;;) {
+      // Counted as under way first, the failures read after: a check that fails records its failure before
+      // it stops being under way, so every check compared is seen in one count or the other.
+      const pending = await this.pending.penalty(from, 1);
+      const [byAddress, byCredential, failedOn] = await Promise.all([this.byAddress.get(from), this.byCredential.get(credential), this.failedOn.get(pair)]);
+      const failures = byAddress?.consumedPoints ?? 0;
+      const credentialLocked = !!byCredential && byCredential.consumedPoints > perCredential && (failedOn?.consumedPoints ?? 0) > 0;
+      if (failures + pending.consumedPoints <= perAddress && !credentialLocked) break;
+      await this.pending.reward(from, 1);
+      if (failures > perAddress) return refusal(byAddress!, 'address');
+      if (failures === perAddress) {
+        // The attempt after the limit starts the lock-out.
         await this.byAddress.block(from, lockoutSeconds);
         this.logger?.warn({ credential, via, address: from, failures: perAddress, lockoutSeconds }, 'credential checks from this address locked out');
         return { allowed: false, retryAfterSeconds: lockoutSeconds, lockedOut: 'address' };
       }
-      return refusal(byAddress, 'address');
-    }
-    if (byCredential && byCredential.consumedPoints > perCredential && failedOn && failedOn.consumedPoints > 0) {
-      await this.byAddress.reward(from, 1);
-      return refusal(byCredential, 'credential');
+      if (credentialLocked) return refusal(byCredential!, 'credential');
+      if (Date.now() >= giveUpAt) return { allowed: false, retryAfterSeconds: 1, lockedOut: 'address' };
+      await sleep(QUEUE_STEP_MS);
     }
     return {
       allowed: true,
       succeeded: async () => {
-        await this.byAddress.reward(from, 1);
+        await this.pending.reward(from, 1);
       },
       failed: async () => {
-        const [onCredential] = await Promise.all([this.byCredential.penalty(credential, 1), this.failedOn.penalty(pair, 1)]);
+        const [byAddress, onCredential] = await Promise.all([this.byAddress.penalty(from, 1), this.byCredential.penalty(credential, 1), this.failedOn.penalty(pair, 1)]);
+        await this.pending.reward(from, 1);
         const fields = { credential, via, address: from, failuresFromAddress: byAddress.consumedPoints, failuresOnCredential: onCredential.consumedPoints };
         if (onCredential.consumedPoints === perCredential) {
           await this.byCredential.block(credential, lockoutSeconds);
@@ -117,5 +130,10 @@ export class CredentialThrottle {
     };
   }
 }
+
+/** How long a check waits for its address's checks under way to finish before it is refused. */
+const QUEUE_LIMIT_MS = 5_000;
+const QUEUE_STEP_MS = 10;
+const PENDING_EXPIRY_SECONDS = 30;
 
 const refusal = (state: RateLimiterRes, lockedOut: 'address' | 'credential'): ThrottleRefusal => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)), lockedOut });

@@ -65,6 +65,22 @@ describe('engine API keys under the credential throttle', () => {
     expect(logText).not.toContain(key.slice(3));
   });
 
+  it('never locks out a client that sends the right key many times at once (25 parallel verifications, twice)', async () => {
+    // A hub or client verifies with the right key concurrently; before the fix each check counted against the
+    // address while under way, and 11 at once locked the address out for 15 minutes (the Python client's
+    // test of 25 parallel requests met TOO_MANY_ATTEMPTS).
+    const { server, verify, key } = await engine();
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all(Array.from({ length: 25 }, () => verify(key)));
+      const bodies = await Promise.all(answers.map((a) => a.json() as Promise<{ code?: string }>));
+      expect(bodies.filter((b) => b.code === 'TOO_MANY_ATTEMPTS')).toEqual([]);
+      expect(answers.filter((a) => a.status === 401)).toEqual([]);
+    }
+    // A wrong key afterwards is still refused normally: the right ones left no failure behind.
+    expect((await verify(`vh_${randomBytes(32).toString('base64url')}`)).status).toBe(401);
+    expect(await server.store.usage('acct')).toBeGreaterThan(0);
+  });
+
   it('does not count revoked or missing keys: a client with a stale key cannot lock its own address out', async () => {
     const { server, verify, key } = await engine();
     const stale = await server.store.createKey({ name: 'stale', account: 'acct' });
