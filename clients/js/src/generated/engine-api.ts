@@ -112,7 +112,7 @@ export interface components {
             /** @description What went wrong, for a person. */
             error: string;
             /**
-             * @description A stable code for programs. This engine sends `RATE_LIMITED` and `QUOTA_EXCEEDED` (429),
+             * @description A stable code for programs. This engine sends `RATE_LIMITED`, `QUOTA_EXCEEDED` and `TOO_MANY_ATTEMPTS` (429),
              *     `ENGINE_ERROR` (500) and `NOT_FOUND` (404, unknown path); other engines may send others.
              */
             code: string;
@@ -342,11 +342,11 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Requests allowed per second for the account (on a `QUOTA_EXCEEDED` 429, the monthly quota). */
+        /** @description Requests allowed per second for the account (on a `QUOTA_EXCEEDED` 429, the monthly quota; on `TOO_MANY_ATTEMPTS`, the wrong keys allowed per address and minute). */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current window (on a `QUOTA_EXCEEDED` 429, 0). */
         "X-RateLimit-Remaining": number;
-        /** @description When the current window resets (on a `QUOTA_EXCEEDED` 429, when the quota does), in epoch seconds. */
+        /** @description When the current window resets (on a `QUOTA_EXCEEDED` 429, when the quota does; on `TOO_MANY_ATTEMPTS`, when the lock-out ends), in epoch seconds. */
         "X-RateLimit-Reset": number;
         /** @description Billable verifications allowed per calendar month (UTC) for the account. */
         "X-Quota-Limit": number;
@@ -511,18 +511,23 @@ export interface operations {
              * @description The account's rate limit is exceeded (this engine's code `RATE_LIMITED`: wait until
              *     `X-RateLimit-Reset`, or `Retry-After` seconds), or its monthly quota is used up (code
              *     `QUOTA_EXCEEDED`: `X-RateLimit-*` then describe the quota, which resets at `X-RateLimit-Reset`,
-             *     the start of the next calendar month in UTC). Other engines may use other codes; the headers
-             *     tell when to try again.
+             *     the start of the next calendar month in UTC), or the client address is locked out after too
+             *     many wrong API keys (code `TOO_MANY_ATTEMPTS`: 10 unknown keys a minute from one address lock it
+             *     out for 15 minutes, the right key included; `Retry-After` and `X-RateLimit-Reset` say when it
+             *     ends). Other engines may use other codes; the headers tell when to try again.
              */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
-                    /** @description Seconds to wait before the next request (rate limit only; absent on `QUOTA_EXCEEDED`). */
+                    /** @description Billable verifications allowed per calendar month (UTC) for the account; absent on `TOO_MANY_ATTEMPTS` (the key, so the account, is not looked at). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Billable verifications left this month; absent on `TOO_MANY_ATTEMPTS` (the key, so the account, is not looked at). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description The start of the next calendar month (UTC), in epoch seconds; absent on `TOO_MANY_ATTEMPTS` (the key, so the account, is not looked at). */
+                    "X-Quota-Reset"?: number;
+                    /** @description Seconds to wait before the next request (rate limit and lock-out; absent on `QUOTA_EXCEEDED`). */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
