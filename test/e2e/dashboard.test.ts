@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { cli } from '../cli/run-cli';
 import { ledgerFileRows, ledgerFileText, ledgerTruth } from '../file/ledger-file';
 import { INSTALL_HINT, VIEWPORT, browserPolicy, launchBrowser, parseCsv, signIn, startStack, tabUntil, until, type Stack } from './harness';
+import { signatureFor } from '../fakes/mailchimp/fake-webhooks';
 
 /**
  * The dashboard in a real browser against the real hub (`verify-hub serve`: pipeline, workers, sessions)
@@ -562,16 +563,21 @@ describeIfRun('dashboard in a real browser (hub + pipeline + fake engine + FakeH
     const [, , connectionId, secret] = webhookUrl.pathname.split('/').filter(Boolean);
     expect(connectionId).toMatch(/^mailchimp-us7-/);
 
-    // What Mailchimp then posts there: the hub takes it; a made-up secret is refused.
-    const delivery = (path: string) =>
+    // What Mailchimp then posts there, signed with the secret it answered once at registration: the hub takes it;
+    // the same delivery unsigned, or at a made-up URL secret, is refused.
+    const signingSecret = stack.mailchimp.signingSecretOf(MAILCHIMP.listId, oauthHooks()[0]!.url);
+    expect(signingSecret).toEqual(expect.any(String));
+    const body = `type=subscribe&fired_at=2026-11-21+10%3A00%3A00&data%5Bemail%5D=new.subscriber%40example.com&data%5Blist_id%5D=${MAILCHIMP.listId}&data%5Bid%5D=abc`;
+    const delivery = (path: string, signed = true) =>
       fetch(`${stack.hub.url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `type=subscribe&fired_at=2026-11-21+10%3A00%3A00&data%5Bemail%5D=new.subscriber%40example.com&data%5Blist_id%5D=${MAILCHIMP.listId}&data%5Bid%5D=abc`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signed ? { 'x-mailchimp-signature': signatureFor(signingSecret!, body, Date.now()) } : {}) },
+        body,
       });
     const accepted = await delivery(webhookUrl.pathname);
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toEqual({ received: 1 });
+    expect((await delivery(webhookUrl.pathname, false)).status).toBe(401);
     const refused = await delivery(`/webhooks/mailchimp/${connectionId}/${secret!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`);
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
