@@ -55,7 +55,7 @@ describe('n8n-nodes-verify-hub package', () => {
     expect(pkg.scripts.build).toBe('tsc -b && node scripts/build-dist.js');
     // The repository's build makes every package's shippable output: these bundles too.
     const root = JSON.parse(readFileSync(join(PKG_DIR, '..', '..', 'package.json'), 'utf8')) as { scripts: { build: string } };
-    expect(root.scripts.build).toMatch(/^tsc -b tsconfig\.build\.json && .*node connectors\/n8n\/scripts\/build-dist\.js/);
+    expect(root.scripts.build).toMatch(/^node scripts\/build-projects\.js && .*node connectors\/n8n\/scripts\/build-dist\.js/);
     expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
     expect(pkg.devDependencies['n8n-workflow']).toBe('2.11.1');
     expect(pkg.devDependencies['@verify-hub/core']).toBeDefined();
