@@ -26,7 +26,7 @@ describe('file runs through verify-hub serve', () => {
 
   const api = () => request(hub.url);
   const getRun = async (id: string) => (await api().get(`/api/runs/${id}`).set(auth)).body;
-  const settled = (id: string, timeoutMs = 60_000) => until(() => getRun(id), (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status), timeoutMs);
+  const settled = (id: string, timeoutMs = 150_000) => until(() => getRun(id), (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status), timeoutMs);
   const download = async (runId: string, kind: string) => {
     const res = await api().get(`/api/runs/${runId}/files/${kind}`).set(auth).buffer(true);
     expect([kind, res.status]).toEqual([kind, 200]);
@@ -66,7 +66,7 @@ describe('file runs through verify-hub serve', () => {
     expect(summaryText).not.toContain(uploadDir);
     expect(JSON.parse(summaryText)).toMatchObject({ input: 'broken_list.csv', rejectedOutput: 'broken_list.rejected_rows.csv', rejected: 2, skipped: { unparseable: 2 } });
     expect(JSON.stringify(await getRun(run.id))).not.toContain(uploadDir);
-  }, 90_000);
+  }, 180_000);
 
   it('stops at the credit limit given, paused and saying so; resuming with a higher limit buys the rest, nothing twice', async () => {
     // The first 1,200 addresses come back unknown (free): the limit must still be spent on the rest.
@@ -91,7 +91,7 @@ describe('file runs through verify-hub serve', () => {
     const cleaned = csvRows(await download(run.id, 'cleaned'));
     const risk = cleaned[0]!.indexOf('ev_risk');
     expect(cleaned.slice(1).filter((r) => r[0]!.startsWith('paid')).every((r) => r[risk] === 'safe')).toBe(true);
-  }, 90_000);
+  }, 180_000);
 
   it('re-checks the unknowns of a file run into new files, leaving the first ones as they were', async () => {
     engine.script('unknown.later@example.com', { kind: 'result', risk: 'unknown' }, { kind: 'result', risk: 'safe' });
