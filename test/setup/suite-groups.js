@@ -44,16 +44,27 @@ const knownOpenHandles = {
   'test/engine/local-engine.test.ts': 'an SMTP probe socket of an aborted verification (engine/src/smtp-session.ts) outlives the suite',
 };
 
+/**
+ * A suite may also name its group itself, so that a new platform's folder needs no line here:
+ * `*.machine.test.ts` and `*.spawns.test.ts` (e.g. a platform's serve/worker acceptance suite).
+ */
+const namedGroup = /\.(machine|spawns)\.test\.ts$/;
+
 /** `machine`, `spawns` or `in-process`, for a path relative to the repository root. */
 function groupOf(relativePath) {
   const path = relativePath.split('\\').join('/');
   const matches = (prefix) => (prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix);
+  const named = namedGroup.exec(path);
+  if (named) return named[1];
   if (machine.some(matches)) return 'machine';
   if (spawns.some(matches)) return 'spawns';
   return 'in-process';
 }
 
 /** jest path patterns (regular expressions) of the suites outside the quick loop. */
-const notQuickPatterns = [...machine, ...spawns].map((p) => `<rootDir>/${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+const notQuickPatterns = [
+  ...[...machine, ...spawns].map((p) => `<rootDir>/${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+  namedGroup.source,
+];
 
 module.exports = { groupOf, machine, spawns, notQuickPatterns, knownOpenHandles };
