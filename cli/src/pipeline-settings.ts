@@ -19,6 +19,7 @@ export function pipelineSettings(config: Config, verifier?: Verifier): SyncPipel
     verifyConcurrency: config.ENGINE_CONCURRENCY ?? 10,
     freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS,
     retentionDays: config.VERIFY_HUB_RETENTION_DAYS,
+    eventCoalesceMs: config.VERIFY_HUB_EVENT_COALESCE_MS,
     recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
     secretKey: config.HUB_SECRET_KEY,
     config,

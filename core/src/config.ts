@@ -83,6 +83,12 @@ export const ConfigSchema = z.strictObject({
   VERIFY_HUB_FRESHNESS_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** Days a run record, its per-record report and an uploaded file (with its outputs) are kept after their last change. */
   VERIFY_HUB_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /**
+   * How long a webhook event waits for more deliveries about the same contact before it is verified
+   * (they are coalesced into one check): 5000 ms unless set. Lower it where a new contact must be
+   * verified within a second or two (a platform that delivers each contact once, like a Klaviyo flow webhook).
+   */
+  VERIFY_HUB_EVENT_COALESCE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   VERIFY_HUB_RECHECK_DELAYS: z.string().regex(/^\s*\d+(\.\d+)?[smhd](\s*,\s*\d+(\.\d+)?[smhd])*\s*$/, 'must be a comma-separated list like 30m,2h,8h,24h,5d').optional(),
   /** What 1,000 credits cost (for example 1.20): estimates and runs show money beside credits; unset, credits only. */
   VERIFY_HUB_PRICE_PER_1000: z

@@ -49,8 +49,12 @@ export interface PlatformSetup {
   /** Present when the platform's OAuth app is configured. Token refresh is the connector's (`ConnectorDeps.saveCredentials`). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;
-    /** `choices`: the values of the key form's `choice` fields picked before signing in, by field name. */
-    exchange(code: string, redirectUri: string, choices: Record<string, string>): Promise<ConnectionRecord>;
+    /**
+     * `choices`: the values of the key form's `choice` fields picked before signing in, by field name.
+     * `state`: the sign-in's state, as given to `authorizeUrl` (PKCE: a code verifier derived from it
+     * with a server secret needs no storage of its own between the two steps).
+     */
+    exchange(code: string, redirectUri: string, choices: Record<string, string>, state: string): Promise<ConnectionRecord>;
   };
 }
 

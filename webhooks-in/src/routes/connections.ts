@@ -228,7 +228,7 @@ export function oauthCallbackRoutes(options: ConnectionRoutesOptions): Router {
     const oauth = Object.hasOwn(options.platforms, platform) ? options.platforms[platform]?.oauth : undefined;
     if (!oauth || !options.connections) return res.redirect(302, back({ error: `${name} sign-in is not configured` }));
     try {
-      const record = await oauth.exchange(code, start.redirectUri, start.choices ?? {});
+      const record = await oauth.exchange(code, start.redirectUri, start.choices ?? {}, state!);
       await options.connections.save(record);
       const { webhook } = await registerConnectionWebhook(options.platforms[platform], record, new URL(start.redirectUri).origin, options.logger, options.connections);
       res.redirect(302, back({ connected: record.id, ...(webhook ? { webhook: webhook.registered ? 'registered' : (webhook.problem ?? 'not registered') } : {}) }));
