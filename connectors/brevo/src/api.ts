@@ -39,9 +39,9 @@ export class BrevoSdk {
 
   /** One call in `bucket`, named `what` ("GET /contacts") in logs and errors; never the key, never a query. */
   async call<T>(bucket: Bucket, what: string, send: (client: BrevoClient) => SdkCall<T>): Promise<T> {
-    this.window.check(bucket, what);
     const limited = bucket === 'other' ? this.limiters.other : { schedule: <R>(fn: () => Promise<R>) => this.limiters.contactsHour.schedule(() => this.limiters.contacts.schedule(fn)) };
     return limited.schedule(async () => {
+      await this.window.check(bucket, what);
       const started = performance.now();
       const [method, path] = what.split(' ') as [string, string];
       try {

@@ -61,7 +61,10 @@ export function brevoLimiters(deps: ConnectorDeps, account: string): BrevoLimite
   return {
     contacts: deps.limiter({ key: `brevo:${account}:contacts`, maxConcurrent: BREVO_LIMITS.contacts.perSecond, perInterval: { count: BREVO_LIMITS.contacts.perSecond, intervalMs: 1_000 } }),
     contactsHour: deps.limiter({ key: `brevo:${account}:contacts-hour`, perInterval: { count: BREVO_LIMITS.contacts.perHour, intervalMs: 3_600_000 } }),
-    other: deps.limiter({ key: `brevo:${account}:other`, perInterval: { count: BREVO_LIMITS.other.perHour, intervalMs: 3_600_000 } }),
+    // Not paced by the shared limiter, which spaces calls evenly (100 an hour would be one every 36 s, a
+    // disconnect's two calls a minute apart): these calls are few (webhook registration, an import's status
+    // at most once a minute), and Brevo's x-sib-ratelimit-* headers close the budget when it runs out.
+    other: deps.limiter({ key: `brevo:${account}:other`, maxConcurrent: 2 }),
   };
 }
 

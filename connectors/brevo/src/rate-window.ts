@@ -12,6 +12,9 @@ export const BREVO_LIMITS = {
 /** Without a reset header, a refused contacts call waits a second; a refused other call, a minute (its window is an hour). */
 const DEFAULT_WAIT_MS: Record<Bucket, number> = { contacts: 1_000, other: 60_000 };
 
+/** A closed window this short is waited out before sending. */
+const PACE_MS = 2_000;
+
 const headerNumber = (headers: Headers | undefined, name: string): number | undefined => {
   const value = headers?.get(name);
   const parsed = value === null || value === undefined || value.trim() === '' ? NaN : Number(value);
@@ -28,10 +31,17 @@ export class RateWindow {
   private readonly closedUntil: Record<Bucket, number> = { contacts: 0, other: 0 };
   private readonly limits: Partial<Record<Bucket, number>> = {};
 
-  /** Throws the RateLimitError of `bucket` while its window is closed. */
-  check(bucket: Bucket, what: string): void {
+  /**
+   * Waits out a closed window of at most `PACE_MS` (the per-second window, reached by design when the
+   * limiter paces at Brevo's rate: pacing, not a retry); a longer one throws the RateLimitError of
+   * `bucket`, which the host waits out (a run, an event) or reports (a command).
+   */
+  async check(bucket: Bucket, what: string): Promise<void> {
     const until = this.closedUntil[bucket];
-    if (until > Date.now()) throw new BrevoErrors.RateLimitError(`Brevo's rate limit for ${what} is used up until its reset (x-sib-ratelimit-remaining: 0)`, { resetAt: until, limit: this.limits[bucket], remaining: 0 });
+    const wait = until - Date.now();
+    if (wait <= 0) return;
+    if (wait <= PACE_MS) return void (await new Promise((resolve) => setTimeout(resolve, wait)));
+    throw new BrevoErrors.RateLimitError(`Brevo's rate limit for ${what} is used up until its reset (x-sib-ratelimit-remaining: 0)`, { resetAt: until, limit: this.limits[bucket], remaining: 0 });
   }
 
   /** Reads an answer's headers: remaining 0 closes the window until the reset. */

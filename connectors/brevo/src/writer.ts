@@ -1,4 +1,4 @@
-import { changedValues, sameStoredValue, type ContactResult, type PlannedAction, type WriteFailure, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { changedValues, RateLimitError, sameStoredValue, type ContactResult, type PlannedAction, type WriteFailure, type WriteOptions, type WriteReport } from '@verify-hub/core';
 import type { BrevoApi, BrevoContact } from './brevo-api';
 import { brevoAttributes, currentAttributes } from './mapping';
 import type { BrevoSettings } from './settings';
@@ -93,6 +93,16 @@ async function writeOneByOne(api: BrevoApi, rows: Row[]): Promise<WriteFailure[]
 
 const applied = (row: Row, stored: BrevoContact | undefined) => stored !== undefined && Object.entries(row.attributes).every(([name, value]) => sameStoredValue(stored.attributes?.[name], value));
 
+/** The import's status, or `unknown` while the 100-an-hour budget is used up (the read-backs go on meanwhile). */
+async function processStatus(api: BrevoApi, processId: number): Promise<string> {
+  try {
+    return await api.processStatus(processId);
+  } catch (error) {
+    if (error instanceof RateLimitError) return 'unknown';
+    throw error;
+  }
+}
+
 /** One import, then read-backs (contacts endpoints, cheap) until every row shows its values or the import ends without them. */
 async function importAndReadBack(api: BrevoApi, settings: BrevoSettings, listId: number, rows: Row[]): Promise<WriteFailure[]> {
   const processId = await api.importContacts(
@@ -111,7 +121,7 @@ async function importAndReadBack(api: BrevoApi, settings: BrevoSettings, listId:
     if (Date.now() - lastProcessCheck >= PROCESS_CHECK_EVERY_MS) {
       lastProcessCheck = Date.now();
       // Once the import says it is done, one more read-back decides: what is still missing was not applied.
-      finished = ['completed', 'failed', 'cancelled'].includes(await api.processStatus(processId));
+      finished = ['completed', 'failed', 'cancelled'].includes(await processStatus(api, processId));
     }
   }
   return [...pending.values()].map((row) => ({

@@ -40,7 +40,7 @@ interface Process {
   dueAt: number;
 }
 
-interface Webhook {
+export interface Webhook {
   id: number;
   url: string;
   type: string;
@@ -75,8 +75,13 @@ export class FakeBrevo {
   readonly limits = new FakeBrevoLimits();
   /** How long an import takes to apply (ms). */
   importDelayMs = 150;
-  /** When on, every change made through the API is delivered to `contactUpdated`/`listAddition` webhooks, as Brevo does. */
-  echoWebhooks = false;
+  /**
+   * How many changes made through the API are still delivered to `contactUpdated`/`listAddition`
+   * webhooks, as Brevo does, with the key's name in `api_key_name` (0: none; a big sync's echoes are sampled).
+   */
+  echoBudget = 0;
+  /** Echo deliveries made (their answers are in `deliveries`). */
+  echoes = 0;
   url = '';
   private readonly failing: { status: number; path?: RegExp }[] = [];
   private dropRows = 0;
@@ -281,15 +286,23 @@ export class FakeBrevo {
       contact.listIds = contact.listIds.filter((l) => l !== id);
     }
     this.touch(contact);
-    if (set && this.echoWebhooks) void this.deliver('contact_updated', contact.email, { api_key_name: this.apiKeyName, content: [body.attributes] });
+    if (set) this.echo('contact_updated', contact.email, { content: [body.attributes] });
     return { status: 204 };
+  }
+
+  /** A change made with the API key, delivered while the echo budget lasts. */
+  private echo(event: 'contact_updated' | 'list_addition', email: string, extra: Record<string, unknown>): void {
+    if (this.echoBudget <= 0) return;
+    this.echoBudget--;
+    this.echoes++;
+    void this.deliver(event, email, { api_key_name: this.apiKeyName, ...extra });
   }
 
   private addToList(contact: FakeBrevoContact, listId: number, via: string): void {
     if (contact.listIds.includes(listId)) return;
     contact.listIds.push(listId);
     this.consentChanges.push({ contactId: contact.id, what: 'list-added', value: listId, via });
-    if (this.echoWebhooks) void this.deliver('list_addition', contact.email, { api_key_name: this.apiKeyName, list_id: [listId] });
+    this.echo('list_addition', contact.email, { list_id: [listId] });
   }
 
   private startImport(body: Record<string, unknown>): Answer {
@@ -329,7 +342,7 @@ export class FakeBrevo {
         contact.emailBlacklisted = true;
       }
       this.touch(contact);
-      if (set && this.echoWebhooks) void this.deliver('contact_updated', contact.email, { api_key_name: this.apiKeyName, content: [row.attributes] });
+      if (set) this.echo('contact_updated', contact.email, { content: [row.attributes] });
     }
     process.status = 'completed';
     return process;

@@ -1,0 +1,198 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { FakeEngine } from '../fakes/engine';
+import { FakeBrevo } from '../fakes/brevo/fake-brevo';
+import { cliBin } from '../setup/cli-bin';
+import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
+
+const CONTACTS = 25_000;
+const ADMIN = `admin-${randomUUID()}`;
+const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+const CONNECTION = 'brevo-org-demo';
+/** Addresses by the fake engine's verdicts (first word), with every 97th unknown (never billed). */
+const addressOf = (i: number) => `${i % 97 === 5 ? 'unknown' : i % 10 === 9 ? 'invalid' : i % 13 === 3 ? 'risky' : 'user'}.${i}@shop${i % 50}.example.com`;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Issue 34's acceptance for Brevo, through the built CLI: `verify-hub brevo connect` and `setup`
+ * (attributes, the dedicated list, the marketing webhook registered), `verify-hub serve --no-workers`
+ * and two `verify-hub worker` processes, against the fake Brevo and the fake engine. 25,000 contacts
+ * are synced, one worker killed with -9 mid-run and restarted: every verdict written exactly once,
+ * nothing bought twice (the engine's bill is the run's credits), no consent changed; an unchanged
+ * re-sync writes nothing; a contact added to a list is verified in real time within 2 s while the
+ * hub's own writes coming back as events are ignored; a revoked key pauses the run with words that say
+ * what to do; `verify-hub disconnect` removes the webhook the hub registered.
+ */
+describe('Brevo acceptance (serve, workers, CLI)', () => {
+  let fake: FakeBrevo;
+  let engine: FakeEngine;
+  let hubUrl: string;
+  let env: Record<string, string>;
+  const prefix = `test-brevo-acc-${randomUUID().slice(0, 8)}`;
+  const children = new Set<ChildProcess>();
+
+  const start = (args: string[]): ChildProcess => {
+    const child = spawn(process.execPath, [cliBin(env), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    child.on('exit', () => children.delete(child));
+    return child;
+  };
+  /** Runs a CLI command to its end: its exit code and output. */
+  const cli = async (args: string[]) => {
+    const child = start(args);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += String(d)));
+    child.stderr!.on('data', (d: Buffer) => (out += String(d)));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, out };
+  };
+  const api = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${hubUrl}${path}`, { ...init, headers: auth });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hub's JSON, read field by field in the assertions
+    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> };
+  };
+  const runOf = async (id: string) => (await api(`/api/runs/${id}`)).body;
+  const startRun = async () => {
+    const started = await api('/api/runs', { method: 'POST', body: JSON.stringify({ platform: 'brevo', connectionId: CONNECTION, scope: 'all' }) });
+    expect(started.status).toBe(201);
+    return started.body.id as string;
+  };
+  const settled = (id: string, timeoutMs = 150_000) => until(() => runOf(id), (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status), timeoutMs);
+  const kill9 = async (child: ChildProcess) => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+
+  beforeAll(async () => {
+    fake = await new FakeBrevo().start();
+    for (let i = 0; i < CONTACTS; i++) fake.addContact(addressOf(i), { FIRSTNAME: `F${i}` });
+    engine = new FakeEngine();
+    await engine.start();
+    const port = await freePort();
+    hubUrl = `http://127.0.0.1:${port}`;
+    env = {
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      VERIFY_HUB_REDIS_PREFIX: prefix,
+      HUB_SECRET_KEY: 'k'.repeat(40),
+      HUB_ADMIN_TOKEN: ADMIN,
+      HUB_PUBLIC_URL: hubUrl,
+      ENGINE_URL: engine.url,
+      ENGINE_API_KEY: engine.apiKey,
+      BREVO_API_BASE: fake.url,
+      BREVO_API_KEY: fake.apiKey,
+      // Brevo sends a contact's list addition and update once each: a short coalescing window (5 s unless set) for real time.
+      VERIFY_HUB_EVENT_COALESCE_MS: '300',
+      LOG_LEVEL: 'silent',
+    };
+    start(['serve', '--no-workers', '--port', String(port), '--host', '127.0.0.1']);
+    await until(() => fetch(`${hubUrl}/healthz`).then((r) => r.status).catch(() => 0), (status) => status === 200, 60_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([...children].map(kill9));
+    await purgeServeRedis(prefix);
+    await engine?.stop();
+    await fake?.stop();
+  }, 60_000);
+
+  it('connects and sets up with the CLI: attributes, the dedicated list and the marketing webhook; a second setup creates nothing', async () => {
+    const connected = await cli(['brevo', 'connect', '--key-name', fake.apiKeyName]);
+    expect(connected).toMatchObject({ code: 0 });
+    expect(connected.out).toContain(`stored connection ${CONNECTION}`);
+    expect(connected.out).not.toContain(fake.apiKey);
+    const setup = await cli(['brevo', 'setup', '--connection', CONNECTION]);
+    expect(setup.code).toBe(0);
+    expect(setup.out).toMatch(/created\s+attribute EV_RISK \(text\)/);
+    expect(setup.out).toMatch(/created\s+list "verify-hub write-back \(no automations\)"/);
+    expect(setup.out).toContain('webhook: registered in Brevo');
+    const hooks = [...fake.webhooks.values()];
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]).toMatchObject({ type: 'marketing', events: ['contactUpdated', 'listAddition'], auth: { type: 'bearer' } });
+    expect(hooks[0]!.url.startsWith(`${hubUrl}/webhooks/brevo/${CONNECTION}/`)).toBe(true);
+    const again = await cli(['brevo', 'setup', '--connection', CONNECTION]);
+    expect(again.code).toBe(0);
+    expect(again.out).not.toMatch(/created/);
+    expect(fake.webhooks.size).toBe(1);
+    expect(fake.limits.refused.other).toBe(0);
+  }, 120_000);
+
+  it(`syncs ${CONTACTS.toLocaleString('en')} contacts with a worker killed -9 mid-run: every verdict written once, nothing bought twice, no consent changed`, async () => {
+    fake.echoBudget = 200; // Brevo tells the hub about its own writes: those events must be ignored
+    const workers = [start(['worker']), start(['worker'])];
+    const started = Date.now();
+    const id = await startRun();
+    await until(() => runOf(id), (run) => (run.counters?.written ?? 0) >= CONTACTS / 4 || run.status !== 'running', 120_000);
+    await kill9(workers[0]!);
+    start(['worker']);
+    const run = await settled(id);
+    const wallMs = Date.now() - started;
+    expect(run).toMatchObject({ status: 'completed', counters: { pulled: CONTACTS, failed: 0 } });
+    const writes = [...fake.contacts.values()].map((c) => fake.writesPerContact.get(c.id) ?? 0);
+    const unknown = [...fake.contacts.values()].filter((c) => c.email.startsWith('unknown.')).length;
+    expect({ lost: writes.filter((n) => n === 0).length, twice: writes.filter((n) => n > 1).length }).toEqual({ lost: 0, twice: 0 });
+    for (const contact of fake.contacts.values()) expect(contact.attributes.EV_RISK).toBe(contact.email.split('.')[0] === 'user' ? 'safe' : contact.email.split('.')[0]);
+    expect(engine.billed).toBe(run.counters.credits);
+    expect(engine.billed).toBe(CONTACTS - unknown);
+    expect([...engine.billedPer.values()].every((n) => n === 1)).toBe(true);
+    const listId = [...fake.lists.keys()][0];
+    expect(fake.consentChanges.filter((c) => c.what !== 'list-added' || c.value !== listId)).toEqual([]);
+    expect(fake.imports.every((i) => i.emailBlacklist === undefined && i.listIds.join() === String(listId))).toBe(true);
+    await until(async () => fake.deliveries.length, (n) => n >= fake.echoes, 30_000);
+    // The echoes were answered and ignored: no event read a contact back.
+    expect(fake.deliveries.every((d) => d.status === 200)).toBe(true);
+    expect(fake.callCount(/^GET \/contacts\/[^/]*%40|^GET \/contacts\/[^/]*@/)).toBe(0);
+    const calls = fake.calls.length;
+    console.log(`brevo acceptance: ${CONTACTS} contacts in ${(wallMs / 1000).toFixed(1)} s, ${calls} Brevo calls (${((calls / CONTACTS) * 1000).toFixed(1)} per 1,000), ${fake.imports.length} imports, 429s: ${fake.limits.refused.contacts}`);
+  }, 240_000);
+
+  it('an unchanged re-sync writes nothing', async () => {
+    const imports = fake.imports.length;
+    const puts = fake.callCount(/^PUT /);
+    const run = await settled(await startRun());
+    expect(run).toMatchObject({ status: 'completed', counters: { pulled: CONTACTS, written: 0, failed: 0 } });
+    expect(fake.imports).toHaveLength(imports);
+    expect(fake.callCount(/^PUT /)).toBe(puts);
+  }, 180_000);
+
+  it('verifies a contact added to a list in real time, within 2 s', async () => {
+    const formList = fake.addList('Newsletter');
+    const contact = fake.addContact('invalid.newcomer@example.com', {}, [formList]);
+    const sent = Date.now();
+    expect(await fake.deliver('list_addition', contact.email, { list_id: [formList] })).toEqual([200]);
+    await until(async () => contact.attributes.EV_RISK, (risk) => risk === 'invalid', 10_000);
+    expect(Date.now() - sent).toBeLessThan(2_000);
+    expect(fake.writesPerContact.get(contact.id)).toBe(1);
+    // A delivery without the token is refused.
+    const hook = [...fake.webhooks.values()][0]!;
+    const forged = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer not-the-token' }, body: '{"event":"list_addition","email":"x@example.com"}' });
+    expect(forged.status).toBe(401);
+  }, 60_000);
+
+  it('pauses a run when the key is revoked, with words that say what to do', async () => {
+    const key = fake.apiKey;
+    fake.revokeKey();
+    const run = await settled(await startRun(), 60_000);
+    fake.apiKey = key;
+    expect(run.status).toBe('paused');
+    expect(run.statusReason).toMatch(/Brevo refused the API key/);
+    expect(run.statusReason).toMatch(/API keys/);
+    expect(run.statusReason).toMatch(/reconnect Brevo/);
+  }, 90_000);
+
+  it('disconnect removes the webhook the hub registered, and nothing else', async () => {
+    fake.webhooks.set(999, { id: 999, url: 'https://elsewhere.example/hook', type: 'marketing', events: ['contactUpdated'], description: 'not ours' });
+    const done = await cli(['disconnect', CONNECTION]);
+    expect(done.code).toBe(0);
+    expect([...fake.webhooks.keys()]).toEqual([999]);
+    expect(fake.consentChanges.filter((c) => c.what !== 'list-added')).toEqual([]);
+  }, 60_000);
+});
