@@ -59,7 +59,8 @@ const asContact = (contact: BrevoContact): Contact => ({
 /** Brevo's published limits as the pipeline's shared limiters (one key per organisation and budget). */
 export function brevoLimiters(deps: ConnectorDeps, account: string): BrevoLimiters {
   return {
-    contacts: deps.limiter({ key: `brevo:${account}:contacts`, maxConcurrent: BREVO_LIMITS.contacts.perSecond, perInterval: { count: BREVO_LIMITS.contacts.perSecond, intervalMs: 1_000 } }),
+    // A tenth of a second of margin: a call started on the window's edge may reach Brevo a little later than the one before it.
+    contacts: deps.limiter({ key: `brevo:${account}:contacts`, maxConcurrent: BREVO_LIMITS.contacts.perSecond, perInterval: { count: BREVO_LIMITS.contacts.perSecond, intervalMs: 1_100 } }),
     contactsHour: deps.limiter({ key: `brevo:${account}:contacts-hour`, perInterval: { count: BREVO_LIMITS.contacts.perHour, intervalMs: 3_600_000 } }),
     // Not paced by the shared limiter, which spaces calls evenly (100 an hour would be one every 36 s, a
     // disconnect's two calls a minute apart): these calls are few (webhook registration, an import's status

@@ -30,7 +30,6 @@ const MarketingEvent = z.looseObject({
   api_key_name: z.string().optional(),
 });
 type MarketingEvent = z.infer<typeof MarketingEvent>;
-const Delivery = z.union([MarketingEvent, z.array(MarketingEvent)]);
 
 /** What the receiver needs of a connection: its token, its API key's name and its dedicated list. */
 export interface ReceiverConnection {
@@ -87,8 +86,12 @@ export function brevoReceiver(connectionFor: (connectionId: string) => Promise<R
       } catch {
         throw new WebhookRejectedError('body: must be JSON', 400);
       }
-      const parsed = Delivery.safeParse(body);
-      if (!parsed.success) throw new WebhookRejectedError(`body.${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, 400);
+      // An array is a batched delivery; parsed apart so an error names the event's field, not the union.
+      const parsed = (Array.isArray(body) ? z.array(MarketingEvent) : MarketingEvent).safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new WebhookRejectedError(`${['body', ...issue.path].join('.')}: ${issue.message}`, 400);
+      }
       const events: ContactEvent[] = [];
       for (const event of asList(parsed.data)) {
         const kind = KINDS[event.event];

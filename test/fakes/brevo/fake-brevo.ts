@@ -150,8 +150,7 @@ export class FakeBrevo {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    // The budget is taken when the request arrives (its headers), as Brevo counts it, not once its body is read.
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/^\/v3/, '');
     const call = `${req.method} ${path}`;
@@ -161,8 +160,13 @@ export class FakeBrevo {
       res.writeHead(answer.status, { 'content-type': 'application/json', ...headers });
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     };
-    if (req.headers['api-key'] !== this.apiKey) return send({ status: 401, body: { code: 'unauthorized', message: 'Key not found' } });
+    if (req.headers['api-key'] !== this.apiKey) {
+      req.resume();
+      return send({ status: 401, body: { code: 'unauthorized', message: 'Key not found' } });
+    }
     const window = this.limits.take(bucket);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
     if (!window.allowed) return send({ status: 429, body: { code: 'too_many_requests', message: 'The expected rate limit is exceeded.' } }, window.headers);
     const failure = this.failing.findIndex((f) => !f.path || f.path.test(call));
     if (failure >= 0) {
