@@ -19,7 +19,7 @@ export function pipelineHost(pipeline: SyncPipeline, verifier: Verifier | undefi
       if (result.risk !== 'unknown') await pipeline.cache.setMany([result]);
       return result;
     },
-    journalReader: ({ connectionId, journal, onUninstalled }) =>
+    journalReader: ({ connectionId, journal, onUninstalled, idleMs }) =>
       new JournalReader({
         redis: pipeline.redis,
         offsetKey: `${pipeline.keys.prefix}:journal-offset:${connectionId}`,
@@ -29,7 +29,7 @@ export function pipelineHost(pipeline: SyncPipeline, verifier: Verifier | undefi
         enqueue: (event) => pipeline.enqueueEvent(event),
         onUninstalled,
         logger,
-        idleMs: options.journalIdleMs,
+        idleMs: idleMs ?? options.journalIdleMs,
       }),
     disconnectUninstalled: async (connectionId) =>
       pipeline.connections ? disconnectUninstalled(connectionId, { connections: pipeline.connections, runs: pipeline, schedules: pipeline.schedules, logger }) : undefined,

@@ -186,7 +186,13 @@ export interface PlatformHost {
    * A durable reader of a connection's event journal into the receivers' event path: offset and a
    * lease kept per connection, so one process at a time reads it and an outage is caught up.
    */
-  journalReader(options: { connectionId: string; journal: EventJournal; onUninstalled(): Promise<unknown> }): { start(): void; close(): Promise<void> };
+  journalReader(options: {
+    connectionId: string;
+    journal: EventJournal;
+    onUninstalled(): Promise<unknown>;
+    /** Wait between reads once caught up (the host's default, 30 s, unless given): a poller's own interval. */
+    idleMs?: number;
+  }): { start(): void; close(): Promise<void> };
   /** A connection whose app was uninstalled: disconnected as `verify-hub disconnect` does, nothing asked of the platform. */
   disconnectUninstalled(connectionId: string): Promise<unknown>;
 }

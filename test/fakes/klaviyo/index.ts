@@ -1,0 +1,2 @@
+export * from './fake-klaviyo';
+export * from './fake-klaviyo-oauth';
