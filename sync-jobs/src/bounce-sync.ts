@@ -3,6 +3,7 @@ import type { AccuracyAnswer, AccuracyReport } from '@verify-hub/core';
 import { accuracyReport, addReports } from './accuracy-report';
 import type { BounceLedger, Correction } from './bounce-ledger';
 import type { Keys } from './keys';
+import { writeInBatches } from './host-write';
 import { syncMetrics } from './metrics';
 import type { Redis } from './redis';
 import { RunLease } from './run-lease';
@@ -39,6 +40,8 @@ export interface BounceSyncDeps {
   ledger: BounceLedger;
   connections(): Promise<ConnectionRecord[]>;
   connectorOf(connection: ConnectionRecord): Connector;
+  /** The platform's write batch size (`PlatformModule.writeBatchSize`): corrections are written through the host's write layer. */
+  writeBatchSize?(platform: string): number | undefined;
   log: Logger;
 }
 
@@ -98,7 +101,8 @@ export class BounceSync {
     if (corrections.length === 0) return;
     summary.corrected += corrections.length;
     try {
-      const report = await connector.write(corrections.map((c) => ({ contact: { id: c.contactId, email: c.email }, verification: c.verification })), {});
+      const results = corrections.map((c) => ({ contact: { id: c.contactId, email: c.email }, verification: c.verification }));
+      const report = await writeInBatches(connector, results, {}, { writeBatchSize: this.deps.writeBatchSize?.(connector.platform) });
       summary.written += report.written;
       summary.writeFailed += report.failed.length;
       syncMetrics.writes.inc({ platform: connector.platform, outcome: 'written' }, report.written);

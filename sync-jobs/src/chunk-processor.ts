@@ -1,10 +1,6 @@
 import {
   BatchVerifier,
-  QuotaError,
-  RateLimitError,
-  TransientError,
   normalizeEmail,
-  sleep,
   unknownVerification,
   type BatchReport,
   type Contact,
@@ -19,9 +15,10 @@ import {
   type WriteReport,
 } from '@verify-hub/core';
 import type { ReportRow, RunCounters } from './contracts';
+import { writeInBatches, type HostWriteOptions } from './host-write';
 import { syncMetrics } from './metrics';
 
-export interface ChunkDeps {
+export interface ChunkDeps extends HostWriteOptions {
   connector: Connector;
   /** The engine, already under the shared limiter when there is one. */
   verifier: Verifier;
@@ -36,10 +33,6 @@ export interface ChunkDeps {
   concurrency?: number;
   /** The purchases of the run's other chunks in this process (the in-process executor's pages). */
   shared?: SharedPurchases;
-  /** The most contacts the platform takes in one write (`PlatformModule.writeBatchSize`): a page is written in batches of it. */
-  writeBatchSize?: number;
-  /** The wait before a write is tried again after a transient failure (tests shorten it). */
-  transientRetryMs?: number;
 }
 
 export interface ChunkInput {
@@ -193,7 +186,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
 
   await input.beforeWrite?.(carried);
   if (input.rereadBeforeWrite?.()) await rereadContacts(deps.connector, results);
-  const written = await writeInBatches(deps, results, input.writeOptions, counters);
+  const written = await writePage(deps, results, input.writeOptions, counters);
   const platform = deps.connector.platform;
   syncMetrics.contactsProcessed.inc({ platform }, input.contacts.length);
   if (input.connectionId) syncMetrics.connectionContacts.inc({ connection: input.connectionId }, input.contacts.length);
@@ -226,53 +219,13 @@ async function rereadContacts(connector: Connector, results: ContactResult[]): P
   }
 }
 
-/** The longest platform rate-limit wait the write layer waits out itself; a longer one goes to the job layer (which pauses the run). */
-export const WRITE_RATE_WAIT_MAX_MS = 10_000;
-const TRANSIENT_RETRY_MS = 1_000;
-
-/**
- * Writes a page in the platform's batches (`writeBatchSize`), so a connector's `write` never gets more
- * than the platform takes in one call. Each batch is tried once more, here only, when the platform
- * failed in a way worth it: its RateLimitError (waited out when short; a quota never) or its
- * TransientError (after a short wait). What fails again is thrown to the job layer, which retries or
- * pauses the run; what a connector reports failed per contact is counted, not retried.
- */
-async function writeInBatches(deps: ChunkDeps, results: ContactResult[], options: WriteOptions, counters: ChunkCounters): Promise<WriteReport> {
-  const total: WriteReport = { written: 0, unchanged: [], failed: [] };
-  const size = deps.writeBatchSize ?? Math.max(results.length, 1);
-  for (let at = 0; at < results.length; at += size) {
-    const batch = results.slice(at, at + size);
-    const written = await writeWithOneRetry(() => deps.connector.write(batch, options), deps.transientRetryMs ?? TRANSIENT_RETRY_MS);
-    total.written += written.written;
-    total.unchanged.push(...written.unchanged);
-    total.failed.push(...written.failed);
-    if (written.actions) (total.actions ??= []).push(...written.actions);
-  }
+/** A page written through the host's write layer (`writeInBatches`), its outcome counted. */
+async function writePage(deps: ChunkDeps, results: ContactResult[], options: WriteOptions, counters: ChunkCounters): Promise<WriteReport> {
+  const total = await writeInBatches(deps.connector, results, options, deps);
   counters.written += total.written;
   counters.unchanged += total.unchanged.length;
   counters.failed += total.failed.length;
   return total;
-}
-
-async function writeWithOneRetry(write: () => Promise<WriteReport>, transientRetryMs: number): Promise<WriteReport> {
-  try {
-    return await write();
-  } catch (error) {
-    const wait = retryWaitMs(error, transientRetryMs);
-    if (wait === undefined) throw error;
-    await sleep(wait);
-    return write();
-  }
-}
-
-/** How long to wait before trying a failed write again, or undefined when it is not this layer's to retry. */
-function retryWaitMs(error: unknown, transientRetryMs: number): number | undefined {
-  if (error instanceof TransientError) return transientRetryMs;
-  if (error instanceof RateLimitError && !(error instanceof QuotaError)) {
-    const wait = error.waitMs(Date.now());
-    return wait <= WRITE_RATE_WAIT_MAX_MS ? wait : undefined;
-  }
-  return undefined;
 }
 
 /**

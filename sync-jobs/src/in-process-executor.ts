@@ -15,6 +15,8 @@ export interface InProcessRunOptions {
   purchaseScope?: string;
   /** Pages verified at once (default 2); writes still happen in page order. */
   pageConcurrency?: number;
+  /** The platform's write batch size (`PlatformModule.writeBatchSize`): each page is written in batches of it. */
+  writeBatchSize?: number;
   /** Verifications in flight per page (default 10). */
   verifyConcurrency?: number;
   signal?: AbortSignal;
@@ -103,7 +105,7 @@ export async function runInProcess(options: InProcessRunOptions): Promise<InProc
           report();
         },
       },
-      { connector: options.connector, verifier: options.verifier, cache: options.cache, concurrency: options.verifyConcurrency ?? 10, shared },
+      { connector: options.connector, verifier: options.verifier, cache: options.cache, concurrency: options.verifyConcurrency ?? 10, shared, writeBatchSize: options.writeBatchSize },
     )
       .then(async (outcome: ChunkOutcome) => {
         await options.onPage?.(pageInfo, outcome);

@@ -28,3 +28,4 @@ export * from './journal-reader';
 export * from './bounce-ledger';
 export * from './bounce-sync';
 export * from './accuracy-report';
+export * from './host-write';

@@ -216,6 +216,7 @@ export class SyncPipeline implements RunService, ConnectionOperations {
       ledger: this.bounceLedger,
       connections: async () => (this.connections ? this.connections.list() : []),
       connectorOf: (connection) => ctx.connectorOf(connection),
+      writeBatchSize: (platform) => registry.writeBatchSize(platform),
       log: this.log,
     });
   }

@@ -51,6 +51,7 @@ export class SingleWriterRun {
       creditCap: cap === undefined ? undefined : Math.max(0, cap - spent),
       purchaseScope: run.id,
       verifyConcurrency: settings.verifyConcurrency,
+      writeBatchSize: this.ctx.registry.writeBatchSize(run.platform),
       collectReport: true,
       signal: abort.signal,
       onPageLooked: lookedNotes(store, run.id),

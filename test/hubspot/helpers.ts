@@ -1,5 +1,6 @@
-import { createLocalLimiter, VerificationSchema, type ConnectionRecord, type ConnectorDeps, type LimiterSpec, type Verification } from '@verify-hub/core';
-import { HubSpotConnector, type HubSpotConnectorOptions } from '@verify-hub/connector-hubspot';
+import { createLocalLimiter, VerificationSchema, type ContactResult, type WriteOptions, type WriteReport, type ConnectionRecord, type ConnectorDeps, type LimiterSpec, type Verification } from '@verify-hub/core';
+import { HubSpotConnector, hubspotPlatform, type HubSpotConnectorOptions } from '@verify-hub/connector-hubspot';
+import { writeInBatches } from '@verify-hub/sync-jobs';
 import type { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 
 /** Core's in-process limiters, one per key (the Redis-backed ones come from sync-jobs); specs are recorded. */
@@ -44,6 +45,11 @@ export function verification(email: string, over: Partial<Verification> = {}): V
     checks: { syntax: true, mx: true, smtp: true, smtpCheck: 'deliverable', disposable: false, roleAccount: false, catchAll: false, freeProvider: true, spamTrapRisk: 'none' },
     checkedAt: '2026-11-20T08:30:00.000Z', billable: true, ...over,
   });
+}
+
+/** Writes as the pipeline does: in the module's batches (`writeBatchSize`), a batch tried once more. */
+export function hostWrite(hub: HubSpotConnector, results: ContactResult[], options: WriteOptions = {}): Promise<WriteReport> {
+  return writeInBatches(hub, results, options, { writeBatchSize: hubspotPlatform.writeBatchSize, transientRetryMs: 1 });
 }
 
 /** Pages a scope to its end, as the sync pipeline's `runs` job does. */

@@ -1,6 +1,6 @@
 import type { ContactResult } from '@verify-hub/core';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
-import { connector, drain, verification } from './helpers';
+import { connector, drain, hostWrite, verification } from './helpers';
 
 const fake = new FakeHubSpot();
 beforeAll(async () => {
@@ -20,11 +20,11 @@ const asResults = (contacts: { id: string; email: string; current?: Record<strin
   contacts.map((contact) => ({ contact, verification: verification(contact.email, { risk, score: risk === 'safe' ? 91 : 2, reason: risk === 'safe' ? 'deliverable' : 'mailbox_not_found' }) }));
 
 describe('write', () => {
-  it('writes in batches of at most 100 and stores values HubSpot accepts (enumeration, number, datetime, booleans)', async () => {
+  it('is written by the host in batches of at most 100 and stores values HubSpot accepts (enumeration, number, datetime, booleans)', async () => {
     const { hub, ids } = await setUp('401', 250);
     const { contacts } = await drain(hub, 'all');
     fake.resetCalls();
-    const report = await hub.write(asResults(contacts), {});
+    const report = await hostWrite(hub, asResults(contacts));
     expect(report).toEqual({ written: 250, unchanged: [], failed: [] });
     const updates = fake.callsTo(/batch\/update$/);
     expect(updates.map((c) => c.inputs)).toEqual([100, 100, 50]);
@@ -49,14 +49,19 @@ describe('write', () => {
     expect(third).toEqual({ written: 3, unchanged: again.contacts.slice(3).map((c) => c.id), failed: [] });
   });
 
-  it('reports 207 per-record failures per contact, and retries the retryable ones', async () => {
+  it('reports 207 per-record failures per contact, retryable when HubSpot was busy, which the host tries once more', async () => {
     const { hub, ids } = await setUp('403', 10);
     const { contacts } = await drain(hub, 'all');
-    fake.portal('403').recordFailures.set(ids[1]!, { category: 'RATE_LIMITS', times: 2 }); // succeeds on the third attempt
+    fake.portal('403').recordFailures.set(ids[1]!, { category: 'RATE_LIMITS', times: 1 }); // succeeds on the host's second attempt
     fake.portal('403').recordFailures.set(ids[2]!, { category: 'INTERNAL_ERROR', times: 99 }); // never succeeds
     fake.portal('403').contacts.delete(ids[3]!); // deleted since the pull
     fake.resetCalls();
-    const report = await hub.write(asResults(contacts), {});
+    const once = await hub.write(asResults(contacts), {});
+    expect(once.written).toBe(7);
+    expect(once.failed.filter((f) => f.retryable).map((f) => f.contactId).sort()).toEqual([ids[1], ids[2]].sort());
+    fake.portal('403').recordFailures.set(ids[1]!, { category: 'RATE_LIMITS', times: 1 });
+    fake.resetCalls();
+    const report = await hostWrite(hub, asResults(contacts));
     expect(report.written).toBe(8);
     expect(report.failed).toEqual(expect.arrayContaining([
       { contactId: ids[3], email: contacts[3]!.email, reason: expect.stringMatching(/^OBJECT_NOT_FOUND/), retryable: false },
@@ -64,10 +69,8 @@ describe('write', () => {
     ]));
     expect(report.failed).toHaveLength(2);
     expect(fake.portal('403').contacts.get(ids[1]!)!.properties.ev_risk).toBe('safe');
-    // Retries re-send only what is still pending.
-    const sizes = fake.callsTo(/batch\/update$/).map((c) => c.inputs);
-    expect(sizes[0]).toBe(10);
-    expect(sizes.slice(1).every((n) => n! <= 2)).toBe(true);
+    // The one retry re-sends only the retryable failures (the connector retries nothing itself).
+    expect(fake.callsTo(/batch\/update$/).map((c) => c.inputs)).toEqual([10, 2]);
   });
 
   it('isolates a value HubSpot refuses (400 for the whole batch) and still writes the others', async () => {

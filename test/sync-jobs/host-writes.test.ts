@@ -43,3 +43,40 @@ describe("the pipeline's write layer (host batching and one retry)", () => {
     expect(sizes).toEqual([3]);
   });
 });
+
+describe('contacts a connector reports failed as retryable', () => {
+  /** A connector that reports `busy` contacts failed (retryable) on their first `times` writes, and `bad` always (not retryable). */
+  function partlyBusy(busy: Map<string, number>, bad: Set<string>) {
+    const sent: string[][] = [];
+    const connector = {
+      platform: 'busy',
+      ensureSchema: async () => ({ created: [], existing: [], problems: [] }),
+      pull: async () => ({ contacts: [] }),
+      write: async (results: ContactResult[]): Promise<WriteReport> => {
+        sent.push(results.map((r) => r.contact.id));
+        const failed = results.flatMap(({ contact }) => {
+          if (bad.has(contact.id)) return [{ contactId: contact.id, email: contact.email, reason: 'refused', retryable: false }];
+          const left = busy.get(contact.id) ?? 0;
+          busy.set(contact.id, left - 1);
+          return left > 0 ? [{ contactId: contact.id, email: contact.email, reason: 'busy', retryable: true }] : [];
+        });
+        return { written: results.length - failed.length, unchanged: [], failed };
+      },
+    } as Connector;
+    return { connector, sent };
+  }
+
+  it('sends them alone once more: written when the platform took them, still reported when it did not', async () => {
+    const { connector, sent } = partlyBusy(new Map([['1', 1], ['2', 5]]), new Set(['4']));
+    const outcome = await chunk(connector);
+    expect(sent).toEqual([['0', '1', '2'], ['1', '2'], ['3', '4', '5'], ['6']]);
+    expect(outcome.counters.written).toBe(5);
+    expect(outcome.failures.map((f) => [f.contactId, f.retryable]).sort()).toEqual([['2', true], ['4', false]]);
+  });
+
+  it('never sends them again on a dry run', async () => {
+    const { connector, sent } = partlyBusy(new Map([['1', 1]]), new Set());
+    await processChunk({ contacts, writeOptions: { dryRun: true }, whenStopped: 'return' }, { connector, verifier: new InProcessFakeVerifier(), writeBatchSize: 3, transientRetryMs: 1 });
+    expect(sent).toHaveLength(3);
+  });
+});

@@ -56,17 +56,6 @@ export class HubSpotApiError extends VerifyHubError {
 }
 
 /**
- * Thrown inside a batch write when some records got a retryable per-record error (207): the request
- * runner retries the call, which re-sends only the records still pending.
- */
-export class HubSpotPartialRetryError extends VerifyHubError {
-  override readonly code: string = 'HUBSPOT_PARTIAL_RETRY';
-  constructor(readonly pending: number, readonly reason: string) {
-    super(`${pending} record(s) failed with a retryable error: ${reason}`);
-  }
-}
-
-/**
  * HubSpot's API could not be reached (DNS, refused, reset, timeout): "HubSpot could not be reached:
  * check the network or HUBSPOT_API_BASE (connection refused)". Retried like server trouble first.
  */

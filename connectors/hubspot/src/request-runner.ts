@@ -1,6 +1,6 @@
 import { backoffDelay, logPlatformFailure, sleep as defaultSleep, VerifyHubError, type CallLimiter, type Logger } from '@verify-hub/core';
 import { loggedAttempt } from './call-log';
-import { HubSpotApiError, HubSpotAuthError, HubSpotPartialRetryError, HubSpotRateLimitError, HubSpotUnreachableError, hubspotNetworkError } from './errors';
+import { HubSpotApiError, HubSpotAuthError, HubSpotRateLimitError, HubSpotUnreachableError, hubspotNetworkError } from './errors';
 
 export type CallKind = 'default' | 'search';
 
@@ -29,7 +29,7 @@ type Decision = { kind: 'wait'; ms: number } | { kind: 'backoff' } | { kind: 're
 export function retryDecision(error: unknown, now = Date.now()): Decision {
   if (error instanceof HubSpotRateLimitError) return { kind: 'wait', ms: error.waitMs(now) };
   if (error instanceof HubSpotAuthError) return error.status === 401 ? { kind: 'refresh' } : { kind: 'stop' };
-  if (error instanceof HubSpotPartialRetryError || error instanceof HubSpotUnreachableError) return { kind: 'backoff' };
+  if (error instanceof HubSpotUnreachableError) return { kind: 'backoff' };
   if (error instanceof HubSpotApiError) return error.retryable ? { kind: 'backoff' } : { kind: 'stop' };
   if (error instanceof VerifyHubError) return { kind: 'stop' };
   // Anything else comes from fetch: connection refused or reset, DNS, socket timeout.
@@ -54,7 +54,11 @@ export class RequestRunner {
     this.sleep = options.sleep ?? ((ms) => defaultSleep(ms));
   }
 
-  async run<T>(kind: CallKind, call: () => Promise<T>): Promise<T> {
+  /**
+   * `retry: false` for a contact write: one attempt (a 401 still refreshes the token once), its
+   * failure thrown as it is, since the pipeline's write layer is the one place a write is tried again.
+   */
+  async run<T>(kind: CallKind, call: () => Promise<T>, retry = true): Promise<T> {
     let failures = 0;
     let rateWaits = 0;
     let refreshed = false;
@@ -66,7 +70,7 @@ export class RequestRunner {
         // A network failure becomes HubSpotUnreachableError here, so what outlives the retries says what to check.
         const error = hubspotNetworkError(caught);
         const decision = retryDecision(error);
-        if (decision.kind === 'wait' && rateWaits < this.maxRateWaits) {
+        if (decision.kind === 'wait' && retry && rateWaits < this.maxRateWaits) {
           rateWaits++;
           await this.sleep(decision.ms);
           continue;
@@ -75,7 +79,7 @@ export class RequestRunner {
           refreshed = true;
           if (await this.options.onUnauthorized()) continue;
         }
-        if (decision.kind === 'backoff' && ++failures < this.maxAttempts) {
+        if (decision.kind === 'backoff' && retry && ++failures < this.maxAttempts) {
           await this.sleep(backoffDelay(failures - 1, this.backoff));
           continue;
         }

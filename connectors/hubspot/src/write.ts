@@ -1,6 +1,5 @@
 import { changedValues, type ContactResult, type PlannedAction, type WriteFailure, type WriteOptions, type WriteReport } from '@verify-hub/core';
-import { HubSpotApiError, HubSpotPartialRetryError } from './errors';
-import { BATCH_MAX } from './pull';
+import { HubSpotApiError } from './errors';
 import { toHubSpotProperties } from './property-mapping';
 import type { HubSpotApis } from './client';
 import type { RequestRunner } from './request-runner';
@@ -21,11 +20,12 @@ interface BatchOutcome {
 }
 
 /**
- * Writes verification results back as contact properties with batch update (<= 100 inputs a call),
- * sending only the values that differ from what the contact has (read at pull time): an unchanged
- * re-sync makes no call at all. A 207's per-record errors are retried when HubSpot was busy and
- * reported otherwise; a 400 for the whole batch (one bad value fails them all) is split in halves
- * until the bad records are isolated, so the good ones are still written.
+ * Writes verification results back as contact properties with one batch update (the pipeline hands at
+ * most `writeBatchSize`, HubSpot's 100 inputs, and tries a batch once more), sending only the values
+ * that differ from what the contact has (read at pull time): an unchanged re-sync makes no call at
+ * all. A 207's per-record errors are reported per contact, `retryable` when HubSpot was busy; a 400 for
+ * the whole batch (one bad value fails them all) is split in halves until the bad records are
+ * isolated, so the good ones are still written.
  */
 export class ContactWriter {
   constructor(
@@ -54,65 +54,42 @@ export class ContactWriter {
     // A contact given twice whose second result changes something is written, not unchanged.
     const unchanged = [...same].filter((id) => !byId.has(id));
     const report: WriteReport = { written: 0, unchanged, failed: [], ...(actions.length ? { actions } : {}) };
-    if (opts.dryRun) return report;
-    const inputs = [...byId.values()];
-    for (let i = 0; i < inputs.length; i += BATCH_MAX) {
-      const outcome = await this.updateBatch(inputs.slice(i, i + BATCH_MAX));
-      report.written += outcome.written;
-      report.failed.push(...outcome.failed);
-    }
+    if (opts.dryRun || byId.size === 0) return report;
+    const outcome = await this.updateBatch([...byId.values()]);
+    report.written = outcome.written;
+    report.failed.push(...outcome.failed);
     return report;
   }
 
   private async updateBatch(inputs: UpdateInput[]): Promise<BatchOutcome> {
+    const failedAll = (reason: string, retryable: boolean): BatchOutcome => ({ written: 0, failed: inputs.map((input) => ({ contactId: input.id, email: input.email, reason, retryable })) });
+    let answer;
+    try {
+      answer = await this.runner.run('default', () => this.apis().contactsBatch.update({ inputs: inputs.map(({ id, properties }) => ({ id, properties })) }), false);
+    } catch (error) {
+      if (!(error instanceof HubSpotApiError)) throw error; // auth, daily limit, rate limit, unreachable: the pipeline's to retry or pause on
+      // Every record would fail the same way: no splitting, one clear reason.
+      if (error.status === 400 && /PROPERTY_DOESNT_EXIST/.test(error.message)) return failedAll(`a verify-hub property is missing in HubSpot: run \`verify-hub hubspot setup\` (${error.message})`, false);
+      if (error.status !== 400 || inputs.length === 1) return failedAll(error.message, error.retryable);
+      const half = Math.ceil(inputs.length / 2);
+      const parts = [await this.updateBatch(inputs.slice(0, half)), await this.updateBatch(inputs.slice(half))];
+      return { written: parts[0]!.written + parts[1]!.written, failed: [...parts[0]!.failed, ...parts[1]!.failed] };
+    }
     const pending = new Map(inputs.map((input) => [input.id, input]));
     const failed: WriteFailure[] = [];
     let written = 0;
-    let lastReason = '';
-    try {
-      await this.runner.run('default', async () => {
-        const answer = await this.apis().contactsBatch.update({ inputs: [...pending.values()].map(({ id, properties }) => ({ id, properties })) });
-        for (const record of answer.results) if (pending.delete(record.id)) written++;
-        const errors = 'errors' in answer ? answer.errors ?? [] : [];
-        for (const error of errors) {
-          const reason = `${error.category}: ${error.message}`;
-          const ids = error.context?.ids ?? [...pending.keys()];
-          for (const id of ids) {
-            const input = pending.get(id);
-            if (!input) continue;
-            if (RETRYABLE_CATEGORIES.has(error.category)) {
-              lastReason = reason;
-              continue;
-            }
-            pending.delete(id);
-            failed.push({ contactId: id, email: input.email, reason, retryable: false });
-          }
-        }
-        // Still pending: retryable per-record errors, or records HubSpot did not mention at all.
-        if (pending.size > 0) throw new HubSpotPartialRetryError(pending.size, lastReason || 'not confirmed by HubSpot');
-      });
-    } catch (error) {
-      const rest = [...pending.values()];
-      if (error instanceof HubSpotPartialRetryError) {
-        failed.push(...rest.map((input) => ({ contactId: input.id, email: input.email, reason: lastReason || error.reason, retryable: true })));
-      } else if (error instanceof HubSpotApiError && error.status === 400 && /PROPERTY_DOESNT_EXIST/.test(error.message)) {
-        // Every record would fail the same way: no splitting, one clear reason.
-        const reason = `a verify-hub property is missing in HubSpot: run \`verify-hub hubspot setup\` (${error.message})`;
-        failed.push(...rest.map((input) => ({ contactId: input.id, email: input.email, reason, retryable: false })));
-      } else if (error instanceof HubSpotApiError && error.status === 400 && rest.length > 1) {
-        const half = Math.ceil(rest.length / 2);
-        for (const part of [rest.slice(0, half), rest.slice(half)]) {
-          const outcome = await this.updateBatch(part);
-          written += outcome.written;
-          failed.push(...outcome.failed);
-        }
-      } else if (error instanceof HubSpotApiError) {
-        failed.push(...rest.map((input) => ({ contactId: input.id, email: input.email, reason: error.message, retryable: error.retryable })));
-      } else {
-        // Auth, daily limit, exhausted rate limit: the run must pause; the pipeline retries the chunk later.
-        throw error;
+    for (const record of answer.results) if (pending.delete(record.id)) written++;
+    for (const error of 'errors' in answer ? answer.errors ?? [] : []) {
+      const reason = `${error.category}: ${error.message}`;
+      for (const id of error.context?.ids ?? [...pending.keys()]) {
+        const input = pending.get(id);
+        if (!input) continue;
+        pending.delete(id);
+        failed.push({ contactId: id, email: input.email, reason, retryable: RETRYABLE_CATEGORIES.has(error.category) });
       }
     }
+    // Records HubSpot did not mention at all: worth another attempt.
+    for (const input of pending.values()) failed.push({ contactId: input.id, email: input.email, reason: 'not confirmed by HubSpot', retryable: true });
     return { written, failed };
   }
 }
