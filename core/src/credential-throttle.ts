@@ -18,10 +18,12 @@ export interface CredentialThrottleLimits {
   perCredential: number;
   windowSeconds: number;
   lockoutSeconds: number;
+  /** How long a check waits for its address's checks under way to finish before it is refused as `busy`. */
+  busyAfterMs: number;
 }
 
-/** 10 failures a minute per address, 100 a minute per credential; a lock-out lasts 15 minutes. */
-export const CREDENTIAL_THROTTLE_DEFAULTS: CredentialThrottleLimits = { perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 15 * 60 };
+/** 10 failures a minute per address, 100 a minute per credential; a lock-out lasts 15 minutes; busy after 5 s. */
+export const CREDENTIAL_THROTTLE_DEFAULTS: CredentialThrottleLimits = { perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 15 * 60, busyAfterMs: 5_000 };
 
 /**
  * The key an address is counted under: an IPv6 client controls at least a /64, so that is one address;
@@ -49,7 +51,12 @@ export interface CredentialAttempt {
   failed(): Promise<void>;
 }
 
-export type ThrottleRefusal = { allowed: false; retryAfterSeconds: number; lockedOut: 'address' | 'credential' };
+/**
+ * Why a check was refused: `locked-out` after too many wrong credentials (`lockedOut` says whose), or
+ * `busy`: the address had as many checks under way as its limit for longer than `busyAfterMs` (a burst
+ * of right credentials, say). Busy is no lock-out and counts nothing: the caller is to try again soon.
+ */
+export type ThrottleRefusal = { allowed: false; retryAfterSeconds: number } & ({ refused: 'locked-out'; lockedOut: 'address' | 'credential' } | { refused: 'busy' });
 
 /**
  * The one throttle in front of every credential check of a service (the hub's admin token, sign-in and
@@ -92,7 +99,7 @@ export class CredentialThrottle {
     const from = clientAddressKey(address);
     const pair = `${credential}|${from}`;
     const { perAddress, perCredential, lockoutSeconds } = this.limits;
-    const giveUpAt = Date.now() + QUEUE_LIMIT_MS;
+    const giveUpAt = Date.now() + this.limits.busyAfterMs;
     for (;;) {
       // Counted as under way first, the failures read after: a check that fails records its failure before
       // it stops being under way, so every check compared is seen in one count or the other.
@@ -107,10 +114,10 @@ export class CredentialThrottle {
         // The attempt after the limit starts the lock-out.
         await this.byAddress.block(from, lockoutSeconds);
         this.logger?.warn({ credential, via, address: from, failures: perAddress, lockoutSeconds }, 'credential checks from this address locked out');
-        return { allowed: false, retryAfterSeconds: lockoutSeconds, lockedOut: 'address' };
+        return { allowed: false, retryAfterSeconds: lockoutSeconds, refused: 'locked-out', lockedOut: 'address' };
       }
       if (credentialLocked) return refusal(byCredential!, 'credential');
-      if (Date.now() >= giveUpAt) return { allowed: false, retryAfterSeconds: 1, lockedOut: 'address' };
+      if (Date.now() >= giveUpAt) return { allowed: false, retryAfterSeconds: 1, refused: 'busy' };
       await sleep(QUEUE_STEP_MS);
     }
     return {
@@ -131,9 +138,13 @@ export class CredentialThrottle {
   }
 }
 
-/** How long a check waits for its address's checks under way to finish before it is refused. */
-const QUEUE_LIMIT_MS = 5_000;
 const QUEUE_STEP_MS = 10;
 const PENDING_EXPIRY_SECONDS = 30;
 
-const refusal = (state: RateLimiterRes, lockedOut: 'address' | 'credential'): ThrottleRefusal => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)), lockedOut });
+const refusal = (state: RateLimiterRes, lockedOut: 'address' | 'credential'): ThrottleRefusal => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)), refused: 'locked-out', lockedOut });
+
+/** A refusal in words for whoever presented the credential: a lock-out says so; busy says to try again (nothing was counted). */
+export function throttleRefusalMessage(refusal: ThrottleRefusal): string {
+  if (refusal.refused === 'busy') return `busy: too many credential checks from this address under way at once; try again in ${refusal.retryAfterSeconds} s`;
+  return `too many failed credential checks from this address: try again in ${refusal.retryAfterSeconds} s`;
+}

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { CredentialThrottle } from '@verify-hub/core';
+import { throttleRefusalMessage, type CredentialThrottle, type ThrottleRefusal } from '@verify-hub/core';
 import { sendError } from './http-errors';
 import { CSRF_HEADER, sessionIdOf, type SessionStore } from './session';
 
@@ -31,22 +31,27 @@ function presentedToken(header: string, allowBasic: boolean): string | null {
 /** The credential name the throttle counts guesses of HUB_ADMIN_TOKEN under, wherever they are presented. */
 export const ADMIN_TOKEN_CREDENTIAL = 'admin-token';
 
-/** The answer while the throttle holds an address (or a credential for it) back. */
-export function sendTooManyAttempts(res: Response, retryAfterSeconds: number): void {
-  res.set('Retry-After', String(retryAfterSeconds));
-  sendError(res, 429, 'TOO_MANY_ATTEMPTS', `too many failed credential checks from this address: try again in ${retryAfterSeconds} s`);
+/**
+ * The answer while the throttle holds an address (or a credential for it) back: 429 TOO_MANY_ATTEMPTS
+ * for a lock-out; 503 BUSY when the address's checks under way stayed at its limit (try again soon:
+ * nothing was counted). Both with Retry-After.
+ */
+export function sendThrottleRefusal(res: Response, refusal: ThrottleRefusal): void {
+  res.set('Retry-After', String(refusal.retryAfterSeconds));
+  if (refusal.refused === 'busy') return sendError(res, 503, 'BUSY', throttleRefusalMessage(refusal));
+  sendError(res, 429, 'TOO_MANY_ATTEMPTS', throttleRefusalMessage(refusal));
 }
 
-export type AdminTokenCheck = { outcome: 'ok' } | { outcome: 'wrong' } | { outcome: 'refused'; retryAfterSeconds: number };
+export type AdminTokenCheck = { outcome: 'ok' } | { outcome: 'wrong' } | { outcome: 'refused'; refusal: ThrottleRefusal };
 
 /**
  * Checks a presented admin token under the throttle: 'ok', 'wrong' (counted, and logged without the
- * value), or 'refused' while the address is locked out. Every route that compares HUB_ADMIN_TOKEN goes
+ * value), or 'refused' while the address is locked out or busy. Every route that compares HUB_ADMIN_TOKEN goes
  * through here; `via` names the route in the log.
  */
 export async function checkAdminToken(throttle: CredentialThrottle, req: Request, given: string, adminToken: string, via: string): Promise<AdminTokenCheck> {
   const attempt = await throttle.attempt(req.ip, ADMIN_TOKEN_CREDENTIAL, via);
-  if (!attempt.allowed) return { outcome: 'refused', retryAfterSeconds: attempt.retryAfterSeconds };
+  if (!attempt.allowed) return { outcome: 'refused', refusal: attempt };
   if (safeEqual(given, adminToken)) {
     await attempt.succeeded();
     return { outcome: 'ok' };
@@ -108,7 +113,7 @@ export function requireAdminToken(adminToken: string | undefined, options: Admin
         const check = await checkAdminToken(options.throttle, req, token, adminToken, via);
         if (check.outcome === 'ok') return next();
         if (check.outcome === 'wrong') return refuse(res, 'invalid token');
-        return sendTooManyAttempts(res, check.retryAfterSeconds);
+        return sendThrottleRefusal(res, check.refusal);
       } catch (error) {
         return next(error);
       }

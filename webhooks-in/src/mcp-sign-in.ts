@@ -1,9 +1,9 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import { TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import type { CredentialAttempt, CredentialThrottle, Logger } from '@verify-hub/core';
+import { throttleRefusalMessage, type CredentialAttempt, type CredentialThrottle, type Logger, type ThrottleRefusal } from '@verify-hub/core';
 import { checkAdminToken } from './auth';
 import type { CredentialBinding } from './credential-binding';
 import { registrationLimit } from './mcp-client-registration';
@@ -80,7 +80,7 @@ export function mcpSignIn(deps: McpSignInDeps, options: McpSignInOptions): McpSi
     if (!credential) return next();
     try {
       const attempt = await throttle.attempt(req.ip, credential, 'MCP token endpoint');
-      if (!attempt.allowed) return tooManyAttempts(res, attempt.retryAfterSeconds);
+      if (!attempt.allowed) return throttleRefused(res, attempt);
       settleOnFinish(res, attempt, [400, 401], logger);
       next();
     } catch (error) {
@@ -122,8 +122,10 @@ export function mcpSignIn(deps: McpSignInDeps, options: McpSignInOptions): McpSi
     if (!token) return again(400, 'Enter the admin token (HUB_ADMIN_TOKEN of this hub).');
     const check = await checkAdminToken(throttle, req, token, deps.adminToken, 'MCP sign-in');
     if (check.outcome === 'refused') {
-      res.set('Retry-After', String(check.retryAfterSeconds));
-      return again(429, `Too many failed sign-ins from this address: try again in ${check.retryAfterSeconds} s.`);
+      const { refusal } = check;
+      res.set('Retry-After', String(refusal.retryAfterSeconds));
+      if (refusal.refused === 'busy') return again(503, `Busy: too many sign-ins from this address under way at once. Try again in ${refusal.retryAfterSeconds} s.`);
+      return again(429, `Too many failed sign-ins from this address: try again in ${refusal.retryAfterSeconds} s.`);
     }
     if (check.outcome === 'wrong') return again(401, 'Wrong admin token. Use the value of HUB_ADMIN_TOKEN of this hub.');
     const approved = await provider.approve(requestId);
@@ -138,7 +140,7 @@ export function mcpSignIn(deps: McpSignInDeps, options: McpSignInOptions): McpSi
     if (token?.startsWith(MCP_TOKEN_PREFIX)) {
       try {
         const attempt = await throttle.attempt(req.ip, 'mcp-access-token', 'MCP endpoint');
-        if (!attempt.allowed) return tooManyAttempts(res, attempt.retryAfterSeconds);
+        if (!attempt.allowed) return throttleRefused(res, attempt);
         // Settled when the bearer check lets the call through, not when a long tool call ends.
         const settle = settleOnFinish(res, attempt, [401], logger);
         return void bearer(req, res, (error?: unknown) => {
@@ -168,7 +170,9 @@ export function mcpSignIn(deps: McpSignInDeps, options: McpSignInOptions): McpSi
   return { routes, gate, provider, resourceMetadataUrl };
 }
 
-function tooManyAttempts(res: Response, retryAfterSeconds: number): void {
-  res.set({ 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' });
-  res.status(429).json(new TooManyRequestsError(`too many failed credential checks from this address: try again in ${retryAfterSeconds} s`).toResponseObject());
+function throttleRefused(res: Response, refusal: ThrottleRefusal): void {
+  res.set({ 'Retry-After': String(refusal.retryAfterSeconds), 'Cache-Control': 'no-store' });
+  // Busy is OAuth's temporarily_unavailable (try again), not a lock-out.
+  if (refusal.refused === 'busy') return void res.status(503).json(new TemporarilyUnavailableError(throttleRefusalMessage(refusal)).toResponseObject());
+  res.status(429).json(new TooManyRequestsError(throttleRefusalMessage(refusal)).toResponseObject());
 }

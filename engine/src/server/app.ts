@@ -92,10 +92,13 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
     const attempt = presented ? await throttle.attempt(req.ip, ENGINE_KEY_CREDENTIAL, 'engine API') : undefined;
     if (attempt && !attempt.allowed) {
       // Before the key is looked at, so a locked-out address learns nothing, not even with the right key.
-      metrics.rejected.inc({ code: 'TOO_MANY_ATTEMPTS' });
+      // Busy (this address's key checks under way stayed at its limit) is a short rate limit, not a lock-out: clients wait out X-RateLimit-Reset and go on.
+      const code = attempt.refused === 'busy' ? 'RATE_LIMITED' : 'TOO_MANY_ATTEMPTS';
+      metrics.rejected.inc({ code });
       const resetAt = Date.now() + attempt.retryAfterSeconds * 1000;
       res.set({ 'Retry-After': String(attempt.retryAfterSeconds), 'X-RateLimit-Limit': String(throttle.limits.perAddress), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': epochSeconds(resetAt) });
-      res.status(429).json({ error: `Too many requests with a wrong API key from this address: try again in ${attempt.retryAfterSeconds} s`, code: 'TOO_MANY_ATTEMPTS' });
+      const error = attempt.refused === 'busy' ? `Busy: too many requests from this address under way at once; try again in ${attempt.retryAfterSeconds} s` : `Too many requests with a wrong API key from this address: try again in ${attempt.retryAfterSeconds} s`;
+      res.status(429).json({ error, code });
       return;
     }
     const checked = await store.check(presented);

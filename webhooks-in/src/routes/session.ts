@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import type { CredentialThrottle } from '@verify-hub/core';
-import { checkAdminToken, sendTooManyAttempts } from '../auth';
+import { checkAdminToken, sendThrottleRefusal } from '../auth';
 import { sendError } from '../http-errors';
 import { parseInput } from '../validate';
 import type { CredentialBinding } from '../credential-binding';
@@ -27,7 +27,7 @@ export function sessionRoutes(options: SessionRoutesOptions): Router {
     if (!options.adminToken) return sendError(res, 503, 'ADMIN_DISABLED', 'the admin API is disabled: set HUB_ADMIN_TOKEN');
     const { token } = parseInput(SignInBody, req.body ?? {}, 'body');
     const check = await checkAdminToken(options.throttle, req, token, options.adminToken, 'dashboard sign-in');
-    if (check.outcome === 'refused') return sendTooManyAttempts(res, check.retryAfterSeconds);
+    if (check.outcome === 'refused') return sendThrottleRefusal(res, check.refusal);
     if (check.outcome === 'wrong') return sendError(res, 401, 'UNAUTHORIZED', 'wrong admin token');
     const id = await options.sessions.create();
     setSessionCookie(res, id, options.sessions.ttlSeconds);
