@@ -1,7 +1,7 @@
 import { parseScope, type ContactResult } from '@verify-hub/core';
 import type { MailchimpConnector } from '@verify-hub/connector-mailchimp';
 import { FakeMailchimp, type MemberStatus } from '../fakes/mailchimp';
-import { connector, pullAll, riskOf, verification } from './helpers';
+import { connector, hostWrite, pullAll, riskOf, verification } from './helpers';
 
 const KEY = `${'e'.repeat(32)}-us5`;
 let fake: FakeMailchimp;
@@ -48,7 +48,7 @@ test.each([
   expect(dry.changes).toHaveLength(input.length); // every member would get fields and a tag
   expect(dry.written).toBe(0);
 
-  const real = await c.write(input, { actions: { invalid: action } });
+  const real = await hostWrite(c, input, { actions: { invalid: action } });
   expect(real.failed).toEqual([]);
   expect(real.actions!.filter((a) => a.applied).map((a) => a.email).sort()).toEqual(invalid);
   const changed = fake.statusChanges.filter((s) => s.listId === list);
@@ -97,13 +97,13 @@ test('segment scope: counts cleaned and unsubscribed as skipped, and a re-sync w
   expect(first.map((p) => p.skipped)).toEqual([{ cleaned: 100, unsubscribed: 100 }, { cleaned: 20, unsubscribed: 20 }]);
   expect(first[0]!.contacts[0]!.tags).toBeUndefined();
   const input = first.flatMap((p) => p.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })));
-  const report = await c.write(input, {});
+  const report = await hostWrite(c, input);
   expect(report.written).toBe(960);
   expect(fake.member(list, 'm0@example.com')!.tags).toEqual(['ev-safe']);
 
   fake.resetStats();
   const again = (await pullAll(c, parseScope(`segment:${list}:seg1`))).flatMap((p) => p.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })));
-  const second = await c.write(again, {});
+  const second = await hostWrite(c, again);
   expect(second).toMatchObject({ written: 0, unchanged: again.map((r) => r.contact.id), failed: [] });
   expect(fake.stats(KEY).write).toBe(0);
 });

@@ -1,6 +1,6 @@
 import { parseScope, type Contact, type Page } from '@verify-hub/core';
 import { FakeMailchimp, md5Hash, type FakeMember, type MemberStatus } from '../fakes/mailchimp';
-import { connector, EV_TAGS, pullAll, riskOf, sharedLocalLimiters, verification } from './helpers';
+import { connector, EV_TAGS, pullAll, riskOf, sharedLocalLimiters, verification, hostWrite } from './helpers';
 
 /**
  * The acceptance run: an audience of 30,000 members synced through the real SDK against the fake,
@@ -49,7 +49,7 @@ async function syncAll(scope = 'all'): Promise<{ pages: Page[]; written: number;
   // Chunks are written concurrently, as several workers would.
   await Promise.all(
     pages.map(async (page) => {
-      const report = await c.write(page.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })), {});
+      const report = await hostWrite(c, page.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })));
       written += report.written;
       unchanged += report.unchanged.length;
       failed += report.failed.length;

@@ -2,7 +2,7 @@ import mailchimpDefault from '@mailchimp/mailchimp_marketing';
 import { createLocalLimiter, parseScope } from '@verify-hub/core';
 import { MailchimpAuthError, MailchimpNotFoundError, MailchimpRequestError, MailchimpUnavailableError, subscriberHash } from '@verify-hub/connector-mailchimp';
 import { FakeMailchimp } from '../fakes/mailchimp';
-import { connector, pullAll, riskOf, sharedLocalLimiters, verification } from './helpers';
+import { connector, pullAll, riskOf, sharedLocalLimiters, verification, hostWrite } from './helpers';
 
 const KEY_A = `${'a'.repeat(32)}-us1`;
 const KEY_B = `${'b'.repeat(32)}-us2`;
@@ -27,7 +27,7 @@ afterAll(() => fake.close());
 
 async function fullSync(c: ReturnType<typeof connector>) {
   const pages = await pullAll(c, parseScope('all'));
-  const reports = await Promise.all(pages.map((p) => c.write(p.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })), {})));
+  const reports = await Promise.all(pages.map((p) => hostWrite(c, p.contacts.map((contact) => ({ contact, verification: verification(contact.email, riskOf(contact.email)) })))));
   return reports.reduce((n, r) => n + r.written, 0);
 }
 

@@ -1,5 +1,6 @@
-import { createLocalLimiter, type CallLimiter, type ConnectionRecord, type ConnectorDeps, type LimiterSpec, type Risk, type Verification } from '@verify-hub/core';
-import { MailchimpConnector } from '@verify-hub/connector-mailchimp';
+import { createLocalLimiter, type CallLimiter, type ConnectionRecord, type ConnectorDeps, type ContactResult, type LimiterSpec, type Risk, type Verification, type WriteOptions, type WriteReport } from '@verify-hub/core';
+import { MailchimpConnector, mailchimpPlatform } from '@verify-hub/connector-mailchimp';
+import { writeInBatches } from '@verify-hub/sync-jobs';
 import type { FakeMailchimp } from '../fakes/mailchimp';
 
 /** A limiter factory like the pipeline's: one limiter per key, shared by every connector asking for it. */
@@ -68,3 +69,8 @@ export async function pullAll(c: MailchimpConnector, scope: import('@verify-hub/
 }
 
 export const EV_TAGS = ['ev-safe', 'ev-risky', 'ev-invalid', 'ev-unknown'];
+
+/** Writes as the pipeline does: in the module's batches (`writeBatchSize`, Mailchimp's 500), a batch tried once more. */
+export function hostWrite(c: MailchimpConnector, results: ContactResult[], options: WriteOptions = {}): Promise<WriteReport> {
+  return writeInBatches(c, results, options, { writeBatchSize: mailchimpPlatform.writeBatchSize, transientRetryMs: 1 });
+}

@@ -1,7 +1,7 @@
 import { EngineClient, type Verification } from '@verify-hub/core';
 import { FakeEngine } from '../fakes/engine';
 import { FakeMailchimp } from '../fakes/mailchimp';
-import { connector, pullAll } from './helpers';
+import { connector, pullAll, hostWrite } from './helpers';
 
 /**
  * Issue 15's acceptance for Mailchimp: an engine answering exactly as ENGINE-API.md §2.1 publishes
@@ -39,7 +39,7 @@ async function syncWith(fieldSet: 'B' | 'A' | 'AB'): Promise<Map<string, Verific
   for (const page of await pullAll(c, { kind: 'all' })) {
     const written = await Promise.all(page.contacts.map(async (contact) => ({ contact, verification: await client.verify(contact.email) })));
     for (const r of written) results.set(r.contact.email, r.verification);
-    const report = await c.write(written, {});
+    const report = await hostWrite(c, written);
     expect(report.failed).toEqual([]);
   }
   return results;

@@ -1,11 +1,12 @@
-import type { ConnectionRecord, ConnectorFactory } from '@verify-hub/core';
+import type { ConnectionRecord, ConnectorDeps, ConnectorFactory } from '@verify-hub/core';
 import { checkFileScope, FileConnector } from './file-connector';
 import type { FileConnectorOptions } from './options';
 
 /**
  * Builds a file connector from a connection whose `settings` hold `FileConnectorOptions` (runs the
- * hub service starts with platform `file`). Options are validated; a bad one names its field.
+ * hub service starts with platform `file`): as the host validated them (`FileOptionsSchema`, the
+ * module's `settings`), or validated by the connector when there is no host.
  */
-export const fileConnectorFactory: ConnectorFactory = Object.assign((connection: ConnectionRecord) => new FileConnector((connection.settings ?? {}) as unknown as FileConnectorOptions), {
+export const fileConnectorFactory: ConnectorFactory = Object.assign((connection: ConnectionRecord, deps?: ConnectorDeps) => new FileConnector((deps?.settings ?? connection.settings ?? {}) as FileConnectorOptions), {
   checkScope: checkFileScope,
 });

@@ -65,7 +65,8 @@ const FORMATS: Record<string, { format: FileFormat; delimiter?: string }> = {
   '.xlsx': { format: 'xlsx' },
 };
 
-const OptionsSchema = z.object({
+/** The options as a file run's stored settings: the platform module's `settings`, validated by the host. */
+export const FileOptionsSchema = z.object({
   input: z.string().trim().min(1, 'is required'),
   output: z.string().trim().min(1).optional(),
   removedOutput: z.string().trim().min(1).optional(),
@@ -81,7 +82,7 @@ const OptionsSchema = z.object({
 
 /** Validates options (they may come from a stored connection's settings) and fills in the defaults. */
 export function resolveOptions(raw: unknown): ResolvedOptions {
-  const parsed = OptionsSchema.safeParse(raw);
+  const parsed = FileOptionsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new InputError(issue.path.join('.') || 'options', issue.message);

@@ -10,7 +10,7 @@ import { ContactPuller, checkHubSpotScope } from './pull';
 import { RequestRunner, type RunnerOptions } from './request-runner';
 import { ensureHubSpotSchema } from './schema';
 import { ContactWriter } from './write';
-import { resolveConnection, type HubSpotCredentials, type ResolvedSettings } from './settings';
+import { resolveConnection, type HubSpotCredentials, type HubSpotSettings, type ResolvedSettings } from './settings';
 
 /** HubSpot's published uninstall API: the install of the token's app on the token's portal. */
 export const UNINSTALL_PATH = '/appinstalls/v3/external-install';
@@ -47,7 +47,7 @@ export class HubSpotConnector implements Connector {
 
   constructor(connection: ConnectionRecord, private readonly deps: ConnectorDeps, private readonly options: HubSpotConnectorOptions = {}) {
     this.env = options.env ?? (deps.environment as HubSpotConnectorOptions['env']) ?? {};
-    const resolved = resolveConnection(connection, this.env);
+    const resolved = resolveConnection(connection, this.env, deps.settings as HubSpotSettings | undefined);
     this.settings = resolved.settings;
     this.credentials = resolved.credentials;
     this.now = options.now ?? Date.now;

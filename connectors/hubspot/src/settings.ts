@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError, type ConnectionRecord } from '@verify-hub/core';
+import { InputError, validSettings, type ConnectionRecord } from '@verify-hub/core';
 import { DEFAULT_HUBSPOT_GROUP, DEFAULT_HUBSPOT_PROPERTY_NAMES, type HubSpotPropertyNames } from './property-mapping';
 
 /** A private app's token, or an OAuth install's tokens (`expiresAt` epoch ms). */
@@ -57,13 +57,18 @@ function zodProblem(field: string, error: z.ZodError): InputError {
   return new InputError([field, ...issue.path.map(String)].join('.'), issue.message);
 }
 
-/** Validates a stored connection: a clear error naming the field, never echoing a token. */
-export function resolveConnection(connection: ConnectionRecord, env: { HUBSPOT_API_BASE?: string } = {}): { credentials: HubSpotCredentials; settings: ResolvedSettings } {
+/**
+ * A stored connection resolved: its credentials validated (a clear error naming the field, never echoing
+ * a token), its settings as the host validated them (`ConnectorDeps.settings`), or validated here when
+ * there is no host (a test, a one-off command).
+ */
+export function resolveConnection(
+  connection: ConnectionRecord,
+  env: { HUBSPOT_API_BASE?: string } = {},
+  s: HubSpotSettings = validSettings(HubSpotSettingsSchema, connection.settings),
+): { credentials: HubSpotCredentials; settings: ResolvedSettings } {
   const creds = HubSpotCredentialsSchema.safeParse(connection.credentials ?? {});
   if (!creds.success) throw zodProblem('credentials', creds.error);
-  const parsed = HubSpotSettingsSchema.safeParse(connection.settings ?? {});
-  if (!parsed.success) throw zodProblem('settings', parsed.error);
-  const s = parsed.data;
   const portalId = s.portalId ?? /^hubspot-(\d+)$/.exec(connection.id)?.[1];
   if (!portalId) throw new InputError('settings.portalId', `is required (or a connection id of the form hubspot-<portalId>, got ${connection.id})`);
   const isOAuth = creds.data.refreshToken !== undefined;

@@ -102,8 +102,9 @@ export interface BatchOperation {
 /**
  * One connection's Mailchimp client: its own SDK `ApiClient`, every call through the shared
  * limiter (10 concurrent connections per key), and the one retry loop of this package: 429, 5xx,
- * timeouts and network errors are retried with exponential backoff and jitter (outside the limiter,
- * so a waiting retry holds no connection). Answers are validated with zod.
+ * timeouts and network errors of reads, polls and setup calls are retried with exponential backoff and
+ * jitter (outside the limiter, so a waiting retry holds no connection); a contact write is sent once,
+ * since the pipeline's write layer is where a write is tried again. Answers are validated with zod.
  */
 export class MailchimpApi {
   private readonly client: SdkClient;
@@ -144,15 +145,18 @@ export class MailchimpApi {
     };
   }
 
-  /** The one retry loop: 429, 5xx, timeouts and network trouble again after a backoff; anything else at once. */
-  private async withRetry<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * The one retry loop: 429, 5xx, timeouts and network trouble again after a backoff; anything else at
+   * once. A contact write (`once`) is tried once here: the pipeline's write layer tries it again.
+   */
+  private async withRetry<T>(operation: string, run: () => Promise<T>, once = false): Promise<T> {
     const { attempts, baseMs, maxMs } = this.settings.retry;
     for (let attempt = 0; ; attempt++) {
       try {
         return await run();
       } catch (thrown) {
         const error = mailchimpErrorFrom(thrown, operation);
-        if (!shouldRetry(error) || attempt + 1 >= attempts) {
+        if (once || !shouldRetry(error) || attempt + 1 >= attempts) {
           logPlatformFailure(this.logger, error, `Mailchimp ${operation}`);
           throw error;
         }
@@ -161,12 +165,16 @@ export class MailchimpApi {
     }
   }
 
-  private async call<S extends z.ZodType>(operation: string, kind: CallKind, schema: S, fn: (client: SdkClient) => Promise<unknown>): Promise<z.infer<S>> {
-    const raw = await this.withRetry(operation, () =>
-      this.limiter.schedule(() => {
-        this.calls[kind]++;
-        return fn(this.client);
-      }),
+  private async call<S extends z.ZodType>(operation: string, kind: CallKind | 'contact-write', schema: S, fn: (client: SdkClient) => Promise<unknown>): Promise<z.infer<S>> {
+    const counted = kind === 'contact-write' ? 'write' : kind;
+    const raw = await this.withRetry(
+      operation,
+      () =>
+        this.limiter.schedule(() => {
+          this.calls[counted]++;
+          return fn(this.client);
+        }),
+      kind === 'contact-write',
     );
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
@@ -251,24 +259,24 @@ export class MailchimpApi {
   }
 
   batchSubscribe(listId: string, members: BatchSubscribeMember[]): Promise<BatchSubscribeResult> {
-    return this.call('batch update members', 'write', BatchSubscribeResultSchema, (c) => c.lists.batchListMembers(listId, { members, update_existing: true }, {}));
+    return this.call('batch update members', 'contact-write', BatchSubscribeResultSchema, (c) => c.lists.batchListMembers(listId, { members, update_existing: true }, {}));
   }
 
   updateTags(listId: string, hash: string, body: TagChangeBody): Promise<unknown> {
-    return this.call('update member tags', 'write', NoContentSchema, (c) => c.lists.updateListMemberTags(listId, hash, body));
+    return this.call('update member tags', 'contact-write', NoContentSchema, (c) => c.lists.updateListMemberTags(listId, hash, body));
   }
 
   unsubscribe(listId: string, hash: string): Promise<unknown> {
-    return this.call('unsubscribe member', 'write', NoContentSchema, (c) => c.lists.updateListMember(listId, hash, { status: 'unsubscribed' }, {}));
+    return this.call('unsubscribe member', 'contact-write', NoContentSchema, (c) => c.lists.updateListMember(listId, hash, { status: 'unsubscribed' }, {}));
   }
 
   /** DELETE on a member archives it in Mailchimp (it can be restored); permanent deletion is never called. */
   archive(listId: string, hash: string): Promise<unknown> {
-    return this.call('archive member', 'write', NoContentSchema, (c) => c.lists.deleteListMember(listId, hash));
+    return this.call('archive member', 'contact-write', NoContentSchema, (c) => c.lists.deleteListMember(listId, hash));
   }
 
   startBatch(operations: BatchOperation[]): Promise<BatchStatus> {
-    return this.call('start batch', 'write', BatchStatusSchema, (c) => c.batches.start({ operations }));
+    return this.call('start batch', 'contact-write', BatchStatusSchema, (c) => c.batches.start({ operations }));
   }
 
   batchStatus(batchId: string): Promise<BatchStatus> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { InputError, type ConnectionRecord } from '@verify-hub/core';
+import { InputError, validSettings, type ConnectionRecord } from '@verify-hub/core';
 import { DEFAULT_MAILCHIMP_NAMES, type MailchimpNames } from './merge-field-mapping';
 
 /**
@@ -71,6 +71,8 @@ export const MailchimpSettingsSchema = z.object({
   batchPolling: z.object({ initialMs: z.number().min(1), maxMs: z.number().min(1), timeoutMs: z.number().min(1) }).partial().optional(),
 });
 
+export type MailchimpSettings = z.infer<typeof MailchimpSettingsSchema>;
+
 export interface ResolvedSettings {
   listId?: string;
   names: MailchimpNames;
@@ -82,13 +84,9 @@ export interface ResolvedSettings {
   batchPolling: { initialMs: number; maxMs: number; timeoutMs: number };
 }
 
-export function readSettings(settings: ConnectionRecord['settings'], auth: MailchimpAuth): ResolvedSettings {
-  const parsed = MailchimpSettingsSchema.safeParse(settings ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InputError(`settings.${issue.path.join('.') || 'mailchimp'}`, issue.message);
-  }
-  const s = parsed.data;
+/** A connection's settings with their defaults: as the host validated them (`ConnectorDeps.settings`), or validated here without a host. */
+export function readSettings(settings: ConnectionRecord['settings'], auth: MailchimpAuth, validated?: MailchimpSettings): ResolvedSettings {
+  const s = validated ?? validSettings(MailchimpSettingsSchema, settings);
   return {
     listId: s.listId,
     names: { ...DEFAULT_MAILCHIMP_NAMES, ...stripUndefined(s.names ?? {}) },

@@ -18,7 +18,7 @@ import {
 } from '@verify-hub/core';
 import { MailchimpApi } from './api';
 import { MailchimpBounceSource } from './bounce-source';
-import { limiterKey, readAuth, readSettings, type MailchimpAuth, type ResolvedSettings } from './connection-settings';
+import { limiterKey, readAuth, readSettings, type MailchimpAuth, type MailchimpSettings, type ResolvedSettings } from './connection-settings';
 import { MailchimpNotFoundError } from './errors';
 import { memberFields, toContact, UNTOUCHABLE_STATUSES } from './members';
 import { ensureMergeFields } from './merge-fields';
@@ -54,7 +54,7 @@ export class MailchimpConnector implements Connector {
     deps: ConnectorDeps,
   ) {
     this.auth = readAuth(connection.credentials);
-    this.settings = readSettings(connection.settings, this.auth);
+    this.settings = readSettings(connection.settings, this.auth, deps.settings as MailchimpSettings | undefined);
     this.api = new MailchimpApi(this.auth, this.settings, deps.limiter({ key: limiterKey(this.auth), maxConcurrent: 10 }), platformLogger(deps.logger, 'mailchimp', connection.id));
     if (this.settings.listId) this.bounces = new MailchimpBounceSource(this.api, this.settings.listId, this.settings.names);
   }

@@ -3,6 +3,7 @@ import { mailchimpEnvironment } from './environment';
 import { mailchimpCommands } from './commands';
 import { MailchimpSettingsSchema } from './connection-settings';
 import { mailchimpConnectorFactory } from './connector';
+import { BATCH_SUBSCRIBE_LIMIT } from './writer';
 import { mailchimpAudiences, mailchimpKeyConnection, newWebhookSecret } from './key-connection';
 import { authorizeUrl, connectionFromOAuth } from './oauth';
 import { parse as parseMailchimpWebhook, webhookPath } from './webhook';
@@ -89,6 +90,7 @@ export const mailchimpPlatform = definePlatform({
   label: 'Mailchimp',
   connector: mailchimpConnectorFactory,
   settings: MailchimpSettingsSchema,
+  writeBatchSize: BATCH_SUBSCRIBE_LIMIT,
   card: {
     description: 'Audience members: verification results as merge fields and tags',
     scopes: [

@@ -6,7 +6,10 @@ import { MailchimpAuthError, MailchimpError, errorFromProblem, mailchimpErrorFro
 import { BatchSubscribeResultSchema, type BatchSubscribeResult } from './responses';
 import type { MemberChange, WritePlan } from './write-plan';
 
-/** Mailchimp's batch subscribe/update endpoint takes at most 500 members per call. */
+/**
+ * Mailchimp's batch subscribe/update endpoint takes at most 500 members per call: the module's
+ * `writeBatchSize`, so the pipeline never hands `write` more and one call (or one operation) holds them all.
+ */
 export const BATCH_SUBSCRIBE_LIMIT = 500;
 
 export interface MailchimpWriteReport extends WriteReport {
@@ -27,12 +30,6 @@ class Failures {
   has(change: MemberChange) {
     return this.byId.has(change.contactId);
   }
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 function subscribeMembers(changes: MemberChange[]): BatchSubscribeMember[] {
@@ -69,7 +66,7 @@ function outcomeError(run: BatchRun, operationId: string, operation: string): Ma
 }
 
 /**
- * Writes a plan: merge fields through batch subscribe/update (<= 500 members per request,
+ * Writes a plan: merge fields through one batch subscribe/update (the pipeline's batch: <= 500 members,
  * `update_existing`, never a status), one active risk tag through the tags endpoint with
  * `is_syncing` (so automations don't fire). Up to `smallWriteLimit` members go as direct calls;
  * larger writes go as one `/batches` job, polled to completion, every operation's result read from
@@ -93,16 +90,15 @@ export async function executePlan(api: MailchimpApi, listId: string, plan: Write
   const fieldChanges = plan.changes.filter((c) => Object.keys(c.mergeFields).length > 0);
   const tagChanges = plan.changes.filter((c) => c.tags.length > 0);
   const touched = plan.changes.filter((c) => Object.keys(c.mergeFields).length > 0 || c.tags.length > 0);
-  const fieldChunks = chunk(fieldChanges, BATCH_SUBSCRIBE_LIMIT);
+  const fields = fieldChanges.length > 0;
 
   if (touched.length > 0 && touched.length <= settings.smallWriteLimit) {
     await Promise.all([
-      ...fieldChunks.map((part) =>
-        api.batchSubscribe(listId, subscribeMembers(part)).then(
-          (result) => applySubscribeResult(part, result, failures),
-          (error) => fail(part, error, failures, 'batch update members'),
+      fields &&
+        api.batchSubscribe(listId, subscribeMembers(fieldChanges)).then(
+          (result) => applySubscribeResult(fieldChanges, result, failures),
+          (error) => fail(fieldChanges, error, failures, 'batch update members'),
         ),
-      ),
       ...tagChanges.map((c) =>
         api.updateTags(listId, c.contactId, { tags: c.tags, is_syncing: true }).then(
           () => undefined,
@@ -112,12 +108,7 @@ export async function executePlan(api: MailchimpApi, listId: string, plan: Write
     ]);
   } else if (touched.length > 0) {
     const operations: BatchOperation[] = [
-      ...fieldChunks.map((part, i) => ({
-        method: 'POST' as const,
-        path: `/lists/${listId}`,
-        body: JSON.stringify({ members: subscribeMembers(part), update_existing: true }),
-        operation_id: `fields-${i}`,
-      })),
+      ...(fields ? [{ method: 'POST' as const, path: `/lists/${listId}`, body: JSON.stringify({ members: subscribeMembers(fieldChanges), update_existing: true }), operation_id: 'fields' }] : []),
       ...tagChanges.map((c) => ({
         method: 'POST' as const,
         path: `/lists/${listId}/members/${c.contactId}/tags`,
@@ -132,14 +123,14 @@ export async function executePlan(api: MailchimpApi, listId: string, plan: Write
     } catch (error) {
       fail(touched, error, failures, 'batch write');
     }
+    if (run && fields) {
+      const error = outcomeError(run, 'fields', 'batch update members');
+      const parsed = BatchSubscribeResultSchema.safeParse(run.outcomes.get('fields')?.body);
+      if (error) fieldChanges.forEach((c) => failures.addError(c, error));
+      else if (!parsed.success) fieldChanges.forEach((c) => failures.add(c, `Mailchimp batch ${run.batchId}: unreadable batch update result`, true));
+      else applySubscribeResult(fieldChanges, parsed.data, failures);
+    }
     if (run) {
-      fieldChunks.forEach((part, i) => {
-        const error = outcomeError(run, `fields-${i}`, 'batch update members');
-        if (error) return part.forEach((c) => failures.addError(c, error));
-        const parsed = BatchSubscribeResultSchema.safeParse(run.outcomes.get(`fields-${i}`)?.body);
-        if (!parsed.success) return part.forEach((c) => failures.add(c, `Mailchimp batch ${run.batchId}: unreadable batch update result`, true));
-        applySubscribeResult(part, parsed.data, failures);
-      });
       for (const c of tagChanges) {
         const error = outcomeError(run, `tags-${c.contactId}`, 'update member tags');
         if (error) failures.addError(c, error);
