@@ -116,7 +116,7 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     expect(setup.out).toContain('webhook: registered in Brevo');
     const hooks = [...fake.webhooks.values()];
     expect(hooks).toHaveLength(1);
-    expect(hooks[0]).toMatchObject({ type: 'marketing', events: ['contactUpdated', 'listAddition'], auth: { type: 'bearer' } });
+    expect(hooks[0]).toMatchObject({ type: 'marketing', events: ['contactUpdated', 'listAddition', 'contactDeleted'], auth: { type: 'bearer' } });
     expect(hooks[0]!.url.startsWith(`${hubUrl}/webhooks/brevo/${CONNECTION}/`)).toBe(true);
     const again = await cli(['brevo', 'setup', '--connection', CONNECTION]);
     expect(again.code).toBe(0);

@@ -70,6 +70,9 @@ describe('Brevo connector', () => {
     const since = new Date(Date.now() + 60_000).toISOString();
     fake.contacts.get(10)!.modifiedAt = new Date(Date.now() + 120_000).toISOString();
     expect((await connector.pull({ kind: 'changed-since', value: since })).contacts.map((c) => c.id)).toEqual(['10']);
+    fake.segments.set(5, new Set([20, 21, 22]));
+    expect((await connector.pull({ kind: 'segment', value: '5' })).contacts.map((c) => c.id)).toEqual(['20', '21', '22']);
+    expect(await connector.estimateTotal({ kind: 'segment', value: '5' })).toBe(3);
     expect(() => connector.checkScope({ kind: 'list', value: 'abc' })).toThrow(/scope/);
   });
 

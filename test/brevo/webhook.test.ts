@@ -29,6 +29,7 @@ describe('Brevo webhook receiver', () => {
     ]);
     const added = await receive([{ event: 'list_addition', email: ['bob@example.com', 'cy@example.com'], list_id: [7], date: '2026-11-27T10:00:00Z' }]);
     expect(added.map((e) => [e.kind, e.contactId])).toEqual([['created', 'bob@example.com'], ['created', 'cy@example.com']]);
+    expect((await receive({ event: 'contact_deleted', email: 'ann@example.com', ts: 1_700_000_200 }))[0]).toMatchObject({ kind: 'privacy_deletion', contactId: 'ann@example.com' });
     expect(await receive({ event: 'unsubscribed', email: 'ann@example.com' })).toEqual([]);
   });
 

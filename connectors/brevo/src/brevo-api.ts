@@ -27,6 +27,9 @@ export const Webhook = z.looseObject({ id: z.number().int(), url: z.string(), ty
 export type Webhook = z.infer<typeof Webhook>;
 const Webhooks = z.looseObject({ webhooks: z.array(Webhook).default([]) });
 
+/** The marketing events the hub's webhook is registered for (Brevo has no contact-created event). */
+export const HUB_WEBHOOK_EVENTS = ['contactUpdated', 'listAddition', 'contactDeleted'] as const;
+
 /** Brevo's largest page of contacts (`limit` up to 1000), and of lists and folders (50). */
 export const CONTACTS_PAGE_SIZE = 1000;
 const LISTS_PAGE_SIZE = 50;
@@ -154,7 +157,7 @@ export class BrevoApi {
 
   async createWebhook(url: string, token: string, description: string): Promise<number> {
     const answer = await this.sdk.call('other', 'POST /webhooks', (c) =>
-      c.webhooks.createWebhook({ url, description, type: 'marketing', events: ['contactUpdated', 'listAddition'], auth: { type: 'bearer', token } }),
+      c.webhooks.createWebhook({ url, description, type: 'marketing', events: [...HUB_WEBHOOK_EVENTS], auth: { type: 'bearer', token } }),
     );
     return valid(Created, answer, 'POST /webhooks').id;
   }

@@ -33,7 +33,7 @@ async function registerAndSay(config: Config, record: ConnectionRecord): Promise
     return;
   }
   const registration = await registerHubWebhook(record, config.HUB_PUBLIC_URL, brevoEnvironment.read(config).BREVO_API_BASE);
-  if (registration?.registered) console.log('webhook: registered in Brevo (Contact updated, Contact added to list)');
+  if (registration?.registered) console.log('webhook: registered in Brevo (Contact updated, Contact added to list, Contact deleted)');
   else if (registration) console.log(`webhook: ${registration.problem}; add ${registration.url} by hand (Settings > Webhooks > Marketing)`);
 }
 

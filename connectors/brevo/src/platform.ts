@@ -54,7 +54,7 @@ export const brevoPlatform = definePlatform({
       { scope: 'changed-since:<ISO time>', label: 'Contacts changed since a time' },
     ],
     defaultScope: 'all',
-    webhookHelp: 'If the hub could not register it, add this address in Brevo (Settings > Webhooks > Marketing) for "Contact updated" and "Contact added to list", with token authentication and the token at the end of the address.',
+    webhookHelp: 'If the hub could not register it, add this address in Brevo (Settings > Webhooks > Marketing) for "Contact updated", "Contact added to list" and "Contact deleted", with token authentication and the token at the end of the address.',
   },
   reconnectAdvice: 'reconnect Brevo with a valid API key (`verify-hub brevo connect`, or Connections in the dashboard)',
   setup: ({ config }) => brevoSetup(brevoEnvironment.read(config).BREVO_API_BASE),

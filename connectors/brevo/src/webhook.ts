@@ -65,7 +65,8 @@ function isEcho(event: MarketingEvent, connection: ReceiverConnection): boolean 
   return event.event === 'contact_updated' && changed.length > 0 && changed.every((name) => ATTRIBUTE_NAMES.includes(name));
 }
 
-const KINDS: Record<string, ContactEvent['kind']> = { contact_updated: 'profile_updated', list_addition: 'created' };
+/** A contact deleted in Brevo is forgotten by the hub too (cache, run reports, queued work), as a privacy deletion. */
+const KINDS: Record<string, ContactEvent['kind']> = { contact_updated: 'profile_updated', list_addition: 'created', contact_deleted: 'privacy_deletion' };
 
 /**
  * POST /webhooks/brevo/:connection/:token: Brevo's marketing webhooks carry no signature, so the

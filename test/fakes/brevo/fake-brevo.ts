@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Brevo } from '@getbrevo/brevo';
 import { FakeBrevoLimits, type Bucket } from './fake-brevo-limits';
 
 /**
@@ -13,12 +14,16 @@ import { FakeBrevoLimits, type Bucket } from './fake-brevo-limits';
  * `x-sib-ratelimit-*` headers on every answer and 429s with Brevo's body when a budget is used up
  * (contacts endpoints 10/s and 36,000/h, every other endpoint 100/h). It records every call, every
  * write per contact, and every change of consent or list membership (blocklist, list added or removed).
+ * Its answers are typed with the official SDK's response types (generated from Brevo's OpenAPI
+ * description), so `npm run typecheck` holds them to Brevo's documented shapes.
  */
 export interface FakeBrevoContact {
   id: number;
   email: string;
   attributes: Record<string, string | number | boolean>;
   emailBlacklisted: boolean;
+  smsBlacklisted: boolean;
+  whatsappBlacklisted: boolean;
   listIds: number[];
   createdAt: string;
   modifiedAt: string;
@@ -61,6 +66,8 @@ export class FakeBrevo {
   readonly lists = new Map<number, { id: number; name: string; folderId: number }>();
   readonly folders = new Map<number, { id: number; name: string }>([[1, { id: 1, name: 'Your first folder' }]]);
   readonly webhooks = new Map<number, Webhook>();
+  /** Segments: the contact ids each holds (Brevo computes them from conditions; a test names them). */
+  readonly segments = new Map<number, Set<number>>();
   readonly processes = new Map<number, Process>();
   /** Every call, as `METHOD /path` (no query). */
   readonly calls: string[] = [];
@@ -90,7 +97,7 @@ export class FakeBrevo {
 
   addContact(email: string, attributes: Record<string, string | number | boolean> = {}, listIds: number[] = []): FakeBrevoContact {
     const now = new Date().toISOString();
-    const contact = { id: this.nextIds.contact++, email, attributes: { ...attributes }, emailBlacklisted: false, listIds: [...listIds], createdAt: now, modifiedAt: now };
+    const contact = { id: this.nextIds.contact++, email, attributes: { ...attributes }, emailBlacklisted: false, smsBlacklisted: false, whatsappBlacklisted: false, listIds: [...listIds], createdAt: now, modifiedAt: now };
     this.contacts.set(contact.id, contact);
     return contact;
   }
@@ -134,8 +141,8 @@ export class FakeBrevo {
   }
 
   /** Posts a marketing event to every webhook registered for it, with its auth, as Brevo does. */
-  async deliver(event: 'contact_updated' | 'list_addition', email: string, extra: Record<string, unknown> = {}): Promise<number[]> {
-    const name = event === 'contact_updated' ? 'contactUpdated' : 'listAddition';
+  async deliver(event: 'contact_updated' | 'list_addition' | 'contact_deleted', email: string, extra: Record<string, unknown> = {}): Promise<number[]> {
+    const name = { contact_updated: 'contactUpdated', list_addition: 'listAddition', contact_deleted: 'contactDeleted' }[event];
     const statuses: number[] = [];
     for (const hook of this.webhooks.values()) {
       if (hook.type !== 'marketing' || !hook.events.includes(name)) continue;
@@ -184,9 +191,9 @@ export class FakeBrevo {
 
   private route(method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): Answer {
     const idOf = (pattern: RegExp) => Number(pattern.exec(path)?.[1]);
-    if (method === 'GET' && path === '/account') return { status: 200, body: { organization_id: this.organizationId, user_id: 1, enterprise: false, companyName: 'Demo Shop', email: 'owner@demo.example', firstName: 'D', lastName: 'S', plan: [], relay: { enabled: false, data: {} } } };
+    if (method === 'GET' && path === '/account') return { status: 200, body: { organization_id: this.organizationId, user_id: 1, enterprise: false, companyName: 'Demo Shop', email: 'owner@demo.example', firstName: 'D', lastName: 'S', plan: [], relay: { enabled: false, data: { userName: 'owner@demo.example', relay: 'smtp-relay.brevo.com', port: 587 } } } satisfies Brevo.GetAccountResponse };
     if (method === 'GET' && path === '/contacts') return this.contactsPage(query);
-    if (method === 'GET' && path === '/contacts/attributes') return { status: 200, body: { attributes: [...this.attributes.values()] } };
+    if (method === 'GET' && path === '/contacts/attributes') return { status: 200, body: { attributes: [...this.attributes.values()] } as Brevo.GetAttributesResponse };
     const attribute = /^\/contacts\/attributes\/(\w+)\/(\w+)$/.exec(path);
     if (method === 'POST' && attribute) {
       const [, category, name] = attribute as unknown as [string, string, string];
@@ -198,17 +205,17 @@ export class FakeBrevo {
     if (method === 'POST' && path === '/contacts/lists') {
       if (!this.folders.has(Number(body.folderId))) return { status: 400, body: { code: 'invalid_parameter', message: 'Folder id is not valid' } };
       const id = this.addList(String(body.name));
-      return { status: 201, body: { id } };
+      return { status: 201, body: { id } satisfies Brevo.CreateListResponse };
     }
     if (method === 'GET' && /^\/contacts\/lists\/\d+$/.test(path)) {
       const list = this.lists.get(idOf(/(\d+)$/));
-      return list ? { status: 200, body: { ...list, totalBlacklisted: 0, totalSubscribers: 0, uniqueSubscribers: 0 } } : { status: 404, body: { code: 'document_not_found', message: 'List ID does not exist' } };
+      return list ? { status: 200, body: { ...list, totalBlacklisted: 0, totalSubscribers: 0, uniqueSubscribers: 0, createdAt: '2026-01-01T00:00:00Z' } satisfies Brevo.GetListResponse } : { status: 404, body: { code: 'document_not_found', message: 'List ID does not exist' } };
     }
     if (method === 'GET' && path === '/contacts/folders') return this.paged('folders', [...this.folders.values()], query);
     if (method === 'POST' && path === '/contacts/folders') {
       const id = this.nextIds.folder++;
       this.folders.set(id, { id, name: String(body.name) });
-      return { status: 201, body: { id } };
+      return { status: 201, body: { id } satisfies Brevo.CreateFolderResponse };
     }
     if (method === 'POST' && path === '/contacts/import') return this.startImport(body);
     if (method === 'POST' && path === '/contacts/batch') return { status: 400, body: { code: 'method_not_allowed', message: 'This endpoint is deprecated' } };
@@ -217,19 +224,19 @@ export class FakeBrevo {
       const identifier = decodeURIComponent(one[1]!);
       const contact = query.get('identifierType') === 'contact_id' || /^\d+$/.test(identifier) ? this.contacts.get(Number(identifier)) : [...this.contacts.values()].find((c) => c.email.toLowerCase() === identifier.toLowerCase());
       if (!contact) return { status: 404, body: { code: 'document_not_found', message: 'Contact does not exist' } };
-      if (method === 'GET') return { status: 200, body: contact };
+      if (method === 'GET') return { status: 200, body: contact satisfies Partial<Brevo.GetContactInfoResponse> };
       return this.updateContact(contact, body);
     }
     const process = /^\/processes\/(\d+)$/.exec(path);
     if (method === 'GET' && process) {
       const found = this.processes.get(Number(process[1]));
-      return found ? { status: 200, body: { id: found.id, name: 'IMPORTUSER', status: this.settle(found).status } } : { status: 404, body: { code: 'document_not_found', message: 'Process does not exist' } };
+      return found ? { status: 200, body: { id: found.id, name: 'IMPORTUSER', status: this.settle(found).status } satisfies Brevo.GetProcessResponse } : { status: 404, body: { code: 'document_not_found', message: 'Process does not exist' } };
     }
-    if (method === 'GET' && path === '/webhooks') return { status: 200, body: { webhooks: [...this.webhooks.values()].filter((w) => !query.get('type') || w.type === query.get('type')).map((w) => ({ ...w, createdAt: '2026-01-01T00:00:00Z', modifiedAt: '2026-01-01T00:00:00Z' })) } };
+    if (method === 'GET' && path === '/webhooks') return { status: 200, body: { webhooks: [...this.webhooks.values()].filter((w) => !query.get('type') || w.type === query.get('type')).map((w) => ({ ...w, type: w.type as Brevo.GetWebhook.Type, createdAt: '2026-01-01T00:00:00Z', modifiedAt: '2026-01-01T00:00:00Z' })) } satisfies Brevo.GetWebhooksResponse };
     if (method === 'POST' && path === '/webhooks') {
       const id = this.nextIds.webhook++;
       this.webhooks.set(id, { id, url: String(body.url), type: String(body.type ?? 'transactional'), events: (body.events as string[]) ?? [], description: String(body.description ?? ''), auth: body.auth as Webhook['auth'] });
-      return { status: 201, body: { id } };
+      return { status: 201, body: { id } satisfies Brevo.CreateWebhookResponse };
     }
     const webhook = /^\/webhooks\/(\d+)$/.exec(path);
     if (method === 'DELETE' && webhook) return this.webhooks.delete(Number(webhook[1])) ? { status: 204 } : { status: 404, body: { code: 'document_not_found', message: 'Webhook does not exist' } };
@@ -254,11 +261,17 @@ export class FakeBrevo {
     const modifiedSince = query.get('modifiedSince');
     if (modifiedSince && Number.isNaN(Date.parse(modifiedSince))) return { status: 400, body: { code: 'invalid_parameter', message: 'modifiedSince is not a valid date' } };
     let all = [...this.contacts.values()];
+    const segmentId = query.get('segmentId');
+    if (segmentId !== null) {
+      const members = this.segments.get(Number(segmentId));
+      if (!members) return { status: 404, body: { code: 'document_not_found', message: 'Segment ID does not exist' } };
+      all = all.filter((c) => members.has(c.id));
+    }
     if (ids.length) all = all.filter((c) => ids.includes(c.id));
     if (listIds.length) all = all.filter((c) => c.listIds.some((id) => listIds.includes(id)));
     if (modifiedSince) all = all.filter((c) => Date.parse(c.modifiedAt) >= Date.parse(modifiedSince));
     if (query.get('sort') !== 'asc') all.reverse();
-    return { status: 200, body: { contacts: all.slice(offset, offset + limit), count: all.length } };
+    return { status: 200, body: { contacts: all.slice(offset, offset + limit), count: all.length } satisfies Brevo.GetContacts };
   }
 
   private touch(contact: FakeBrevoContact): void {
@@ -319,7 +332,7 @@ export class FakeBrevo {
     const id = this.nextIds.process++;
     this.processes.set(id, { id, status: 'queued', rows, listIds, emailBlacklist: body.emailBlacklist === true, dueAt: Date.now() + this.importDelayMs });
     setTimeout(() => this.settleAll(), this.importDelayMs + 5).unref();
-    return { status: 202, body: { processId: id } };
+    return { status: 202, body: { processId: id } satisfies Brevo.ImportContactsResponse };
   }
 
   private settleAll(): void {
