@@ -70,8 +70,9 @@ describe('Brevo through verify-hub serve', () => {
     expect(refused.status).toBe(400);
   });
 
-  it('syncs 2,500 contacts: attributes made, every contact written once through imports into the dedicated list, a refused call tried once more', async () => {
+  it('syncs 2,500 contacts: attributes made, every contact written once through imports into the dedicated list, a refused import and a 429 waited out', async () => {
     fake.failNext(503, /^POST \/contacts\/import$/);
+    fake.failNext(429, /^GET \/contacts$/);
     const run = await startRun();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 2500, written: 2500, failed: 0 } });
     expect([...fake.attributes.keys()].sort()).toEqual([...ATTRIBUTE_NAMES].sort());
@@ -88,6 +89,7 @@ describe('Brevo through verify-hub serve', () => {
     expect(fake.imports.every((i) => i.listIds.length === 1 && i.listIds[0] === listId && i.emailBlacklist === undefined && i.rows <= WRITE_BATCH_SIZE)).toBe(true);
     expect(fake.consentChanges.filter((c) => c.what !== 'list-added' || c.value !== listId)).toEqual([]);
     expect(fake.callCount(/^POST \/contacts\/batch$/)).toBe(0);
+    expect(fake.calls.filter((c) => c === 'POST /contacts/import')).toHaveLength(fake.imports.length + 1);
   });
 
   it('a second sync writes nothing: every value read back is unchanged', async () => {

@@ -178,7 +178,8 @@ export class FakeBrevo {
     const failure = this.failing.findIndex((f) => !f.path || f.path.test(call));
     if (failure >= 0) {
       const [{ status }] = this.failing.splice(failure, 1) as [{ status: number }];
-      return send({ status, body: { code: status === 429 ? 'too_many_requests' : 'internal_error', message: status === 429 ? 'The expected rate limit is exceeded.' : 'Internal error' } }, window.headers);
+      if (status === 429) return send({ status, body: { code: 'too_many_requests', message: 'The expected rate limit is exceeded.' } }, { ...window.headers, 'x-sib-ratelimit-remaining': '0', 'x-sib-ratelimit-reset': '1' });
+      return send({ status, body: { code: 'internal_error', message: 'Internal error' } }, window.headers);
     }
     let body: Record<string, unknown> = {};
     try {
