@@ -48,7 +48,8 @@ export interface PlatformSetup {
   listChoices?(field: string, input: Record<string, string>): Promise<KeyFieldChoice[]>;
   /** Present when the platform's OAuth app is configured. Token refresh is the connector's (`ConnectorDeps.saveCredentials`). */
   oauth?: {
-    authorizeUrl(state: string, redirectUri: string): string;
+    /** `choices`: the key form's `choice` fields picked before signing in (a sandbox's login host). */
+    authorizeUrl(state: string, redirectUri: string, choices?: Record<string, string>): string;
     /**
      * `choices`: the values of the key form's `choice` fields picked before signing in, by field name.
      * `state`: the sign-in's state, as given to `authorizeUrl` (PKCE: a code verifier derived from it

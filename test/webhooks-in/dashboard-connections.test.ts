@@ -136,7 +136,7 @@ describe('dashboard API: connections', () => {
     expect(missing.body).toEqual({ code: 'INVALID_INPUT', field: 'accessToken', error: 'accessToken: is required' });
     const extra = await request(h.hub.app).post('/api/connections/hubspot').set(bearer).send({ accessToken: 'portal-801-token', apiBase: 'http://evil' });
     expect(extra.status).toBe(400);
-    const platform = await request(h.hub.app).post('/api/connections/salesforce').set(bearer).send({});
+    const platform = await request(h.hub.app).post('/api/connections/no-such-crm').set(bearer).send({});
     expect(platform.status).toBe(400);
     expect(platform.body.field).toBe('params.platform');
     expect([...connections.records.keys()]).toEqual(['hubspot-801']);

@@ -199,8 +199,9 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     const choices = parseInput(oauthStartQuery(setup), req.query, 'query') as Record<string, string | undefined>;
     store();
     const redirectUri = redirectUriFor(req, options.publicUrl, platform);
-    const state = await options.states.create({ platform, redirectUri, choices: Object.fromEntries(Object.entries(choices).filter((entry): entry is [string, string] => entry[1] !== undefined)) });
-    res.redirect(302, setup.oauth.authorizeUrl(state, redirectUri));
+    const picked = Object.fromEntries(Object.entries(choices).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const state = await options.states.create({ platform, redirectUri, choices: picked });
+    res.redirect(302, setup.oauth.authorizeUrl(state, redirectUri, picked));
   });
 
   return router;

@@ -1,0 +1,12 @@
+// The package's entry: the CLI installs the one platform module exported here (`definePlatform`).
+export * from './platform';
+export { SalesforceConnector, openSalesforceSession } from './connector';
+export { SalesforceSession, type ApiUsage } from './session';
+export { salesforceEnvironment, type SalesforceEnvironment } from './environment';
+export { SalesforceErrors, salesforceError, RECONNECT_WORDS } from './errors';
+export { SALESFORCE_FIELD_NAMES, FIELD_API_NAMES, NOT_CHECKED, fieldDefinitions, salesforceFieldValues } from './mapping';
+export { SalesforceSettings, salesforceConnectionId, DEFAULT_API_VERSION } from './settings';
+export { readPlan, validatedWhere } from './soql';
+export { PERMISSION_SET } from './schema';
+export { REST_PAGE, BULK_PAGE, COLLECTION_SIZE, estimateCalls } from './allowance';
+export { jwtAssertion, pkceChallenge, pkceVerifier } from './oauth';
