@@ -207,6 +207,9 @@ export class FakeSalesforce {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
+    // Longer than any pause between a client's calls on a loaded machine: an idle socket closed just as it
+    // is reused would be a reset the test did not ask for.
+    this.server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
