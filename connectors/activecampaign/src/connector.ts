@@ -63,8 +63,8 @@ export class ActivecampaignConnector implements Connector {
       logger: platformLogger(deps.logger, 'activecampaign', connection.id),
     });
     this.writeLimiters = {
-      imports: deps.limiter({ key: `${key}:imports`, perInterval: { count: 100, intervalMs: 60_000 } }),
-      singleImports: deps.limiter({ key: `${key}:single-imports`, perInterval: { count: 20, intervalMs: 60_000 } }),
+      imports: deps.limiter({ key: `${key}:imports`, perInterval: { count: environment.ACTIVECAMPAIGN_IMPORTS_PER_MINUTE, intervalMs: 60_000 } }),
+      singleImports: deps.limiter({ key: `${key}:single-imports`, perInterval: { count: Math.max(1, Math.floor(environment.ACTIVECAMPAIGN_IMPORTS_PER_MINUTE / 5)), intervalMs: 60_000 } }),
     };
     this.schemaKey = `${baseUrl} ${account.account}`;
     this.polling = { initialMs: environment.ACTIVECAMPAIGN_IMPORT_POLL_MS, maxMs: 15_000, timeoutMs: 15 * 60_000 };

@@ -20,6 +20,8 @@ export const activecampaignEnvironment = platformEnvironment(
      * documented limit is 5 per account, whatever the key. Lower it to leave room for other apps.
      */
     ACTIVECAMPAIGN_REQUESTS_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Bulk imports a minute the hub allows itself per account (ActiveCampaign: 100; 20 for single-contact imports, kept at a fifth of this). */
+    ACTIVECAMPAIGN_IMPORTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(100),
     /** The first wait before a bulk import's status is read (ActiveCampaign: a second or more); it then grows. */
     ACTIVECAMPAIGN_IMPORT_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   },

@@ -11,6 +11,8 @@ import { FakeWebhooks } from './fake-webhooks';
 export interface FakeActivecampaignOptions {
   /** Requests a second the account takes, whatever the key (ActiveCampaign: 5). */
   requestsPerSecond?: number;
+  /** Bulk imports a minute (ActiveCampaign: 100; single-contact imports 20). Suites that compress time raise both. */
+  importsPerMinute?: number;
 }
 
 export interface FakeCall {
@@ -60,12 +62,14 @@ export class FakeActivecampaign {
   url = '';
   private readonly failing: { path: string; status: number }[] = [];
   private readonly window: Window;
-  private readonly importWindow = new Window(100, 60_000);
-  private readonly singleImportWindow = new Window(20, 60_000);
+  private readonly importWindow: Window;
+  private readonly singleImportWindow: Window;
   private server?: Server;
 
   constructor(options: FakeActivecampaignOptions = {}) {
     this.window = new Window(options.requestsPerSecond ?? 5, 1000);
+    this.importWindow = new Window(options.importsPerMinute ?? 100, 60_000);
+    this.singleImportWindow = new Window(Math.floor((options.importsPerMinute ?? 100) / 5), 60_000);
   }
 
   async start(): Promise<this> {
