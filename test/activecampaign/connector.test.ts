@@ -47,12 +47,14 @@ describe('ActiveCampaign connector against the fake account', () => {
   });
   afterEach(() => fake.stop());
 
-  it('pages by id_greater at 100 a call, 250 contacts a pull, never by offset; a list scope reads that list', async () => {
+  it('pages by id_greater at 100 a call, 500 contacts a pull, never by offset; a list scope reads that list', async () => {
     for (let i = 0; i < 620; i++) fake.store.addContact(`p${i}@example.com`, i % 2 ? ['7'] : []);
     const connector = connectorFor(fake);
+    expect((await connector.pull(parseScope('all'))).contacts).toHaveLength(500);
+    fake.reads.limits.length = 0;
     const all = await pullAll(connector, 'all');
     expect(all.map((c) => c.email)).toEqual([...fake.store.contacts.values()].map((c) => c.email));
-    expect(fake.reads.limits).toEqual([100, 100, 50, 100, 100, 50, 100, 100]); // the last page holds 20: shorter than asked, the end
+    expect(fake.reads.limits).toEqual([100, 100, 100, 100, 100, 100, 100]); // the last page holds 20: shorter than asked, the end
     expect(fake.reads.offsetPages).toBe(0);
     const listed = await pullAll(connector, 'list:7');
     expect(listed).toHaveLength(310);
@@ -72,12 +74,13 @@ describe('ActiveCampaign connector against the fake account', () => {
     // A span counts back from the run's first page, and its cursor carries that time to the next pages.
     clock = Date.now();
     for (const c of fake.store.contacts.values()) fake.store.touch(c);
+    for (let i = 0; i < 300; i++) fake.store.addContact(`new${i}@example.com`);
     const first = await connector.pull(parseScope('changed-since:1h'));
-    expect(first.contacts).toHaveLength(250);
+    expect(first.contacts).toHaveLength(500);
     const since = Number(/@(\d+)$/.exec(first.next!)![1]);
     expect(Math.abs(since - (Date.now() - 3_600_000))).toBeLessThan(5000);
     const second = await connector.pull(parseScope('changed-since:1h'), first.next);
-    expect(second.contacts).toHaveLength(50);
+    expect(second.contacts).toHaveLength(100);
     expect(() => connector.checkScope(parseScope('changed-since:yesterday'))).toThrow(/scope/);
   });
 
@@ -160,10 +163,10 @@ describe('ActiveCampaign connector at the documented 5 requests a second', () =>
       const started = Date.now();
       const all = await pullAll(connector, 'all');
       expect(all).toHaveLength(1200);
-      // 17 calls: 2 to find the fields and tags, 15 pages (4 pulls of 100+100+50, then 100+100 and an empty 50).
-      expect(fake.calls).toHaveLength(17);
+      // 15 calls: 2 to find the fields and tags, 13 pages (two pulls of 5 pages, then 100 + 100 and an empty page).
+      expect(fake.calls).toHaveLength(15);
       expect(fake.rateLimited).toBe(0);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 1100); // 17 calls at 5 per 1.1 s: three full windows at least
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2 * 1100); // 15 calls at 5 per 1.1 s: two full windows at least
     } finally {
       await fake.stop();
     }
