@@ -12,15 +12,15 @@ interface Row {
 }
 
 /** How long between read-backs of an import, growing to the last. */
-const READ_BACK_DELAYS_MS = [200, 400, 800, 1_500, 3_000, 5_000];
+const READ_BACK_DELAYS_MS = [200, 400, 800, 1_500, 3_000, 5_000, 10_000];
 /** The import's status (a call of the 100-an-hour budget) is asked at most this often while read-backs lag. */
 const PROCESS_CHECK_EVERY_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Writes one batch (at most `writeBatchSize` contacts). The contacts are read again first, in one
- * call: a replayed batch (a worker killed mid-write, the host's one retry) then finds its values
+ * Writes one batch (at most `writeBatchSize` contacts). The contacts whose pulled values differ
+ * are read again first (500 a call): a replayed batch (a worker killed mid-write, the host's one retry) then finds its values
  * already there and writes nothing twice; a contact deleted, blocklisted or given another address
  * since the pull is not written. Only changed attributes are sent, never an empty one, never a
  * consent field. Bulk goes through an import into the dedicated list; Brevo reports no per-row
@@ -29,11 +29,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function writeBatch(api: BrevoApi, settings: BrevoSettings, listId: () => Promise<number>, results: ContactResult[], options: WriteOptions): Promise<WriteReport> {
   const report: WriteReport & { actions: PlannedAction[] } = { written: 0, unchanged: [], failed: [], actions: [] };
-  const ids = results.map((r) => Number(r.contact.id)).filter((id) => Number.isSafeInteger(id) && id > 0);
+  const blocklists = (result: ContactResult) => result.verification.risk === 'invalid' && options.actions?.invalid === 'unsubscribe';
+  // What the pull read already matches: nothing to read again (an unchanged re-sync costs its pages only).
+  const candidates: ContactResult[] = [];
+  for (const result of results) {
+    if (blocklists(result) || Object.keys(changedValues(result.contact.current, brevoAttributes(result.verification))).length > 0) candidates.push(result);
+    else report.unchanged.push(result.contact.id);
+  }
+  const ids = candidates.map((r) => Number(r.contact.id)).filter((id) => Number.isSafeInteger(id) && id > 0);
   const now = new Map((await api.contactsByIds(ids)).map((c) => [String(c.id), c] as const));
   const rows: Row[] = [];
   const toBlocklist: { id: number; contactId: string; email: string }[] = [];
-  for (const { contact, verification } of results) {
+  for (const { contact, verification } of candidates) {
     const stored = now.get(contact.id);
     const refusal = refusalOf(stored, contact.email);
     if (refusal) {
@@ -41,7 +48,7 @@ export async function writeBatch(api: BrevoApi, settings: BrevoSettings, listId:
       continue;
     }
     const attributes = changedValues(currentAttributes(stored!.attributes), brevoAttributes(verification));
-    const blocklist = verification.risk === 'invalid' && options.actions?.invalid === 'unsubscribe';
+    const blocklist = blocklists({ contact, verification });
     if (blocklist) toBlocklist.push({ id: stored!.id, contactId: contact.id, email: contact.email });
     if (Object.keys(attributes).length === 0) {
       if (!blocklist) report.unchanged.push(contact.id);
