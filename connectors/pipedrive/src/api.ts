@@ -40,6 +40,8 @@ const Me = z.looseObject({
   data: z.looseObject({ id: z.number().int(), company_id: z.number().int(), company_domain: z.string().nullish(), company_name: z.string().nullish() }),
 });
 const Webhook = z.looseObject({ data: z.looseObject({ id: z.number().int() }) });
+const WebhookItem = z.looseObject({ id: z.number().int(), subscription_url: z.string(), event_object: z.string().nullish() });
+const Webhooks = z.looseObject({ data: z.array(WebhookItem).nullish() });
 
 export interface Me {
   userId: number;
@@ -169,6 +171,11 @@ export class PipedriveApi {
       Webhook,
     );
     return created.data.id;
+  }
+
+  /** The company's webhooks the token's user may see (GET /v1/webhooks). */
+  async webhooks(): Promise<z.infer<typeof WebhookItem>[]> {
+    return (await this.call('GET /v1/webhooks', () => this.client.webhooks.getWebhooks(), Webhooks)).data ?? [];
   }
 
   async deleteWebhook(id: number): Promise<void> {

@@ -21,8 +21,11 @@ import type { FieldKeys, PipedriveSettings } from './settings';
 import { removeWebhooks } from './webhook-registration';
 import { PersonWriter } from './write';
 
-/** Calls under way at once per connection: the burst window, not concurrency, is Pipedrive's limit. */
-export const MAX_CONCURRENT_CALLS = 8;
+/**
+ * Calls under way at once per connection. Pipedrive limits starts per 2 s, not concurrency: enough
+ * in flight to use the allowance at a few hundred ms a call (an eighth of it), 8 to 64.
+ */
+export const maxConcurrentCalls = (allowance: number) => Math.min(64, Math.max(8, Math.ceil(allowance / 8)));
 /** Burst window length Pipedrive documents for every plan. */
 export const BURST_WINDOW_MS = 2_000;
 
@@ -48,7 +51,7 @@ export class PipedriveConnector implements Connector {
   ) {
     const limiter = deps.limiter({
       key: `pipedrive:${settings.companyId}:${settings.userId}`,
-      maxConcurrent: MAX_CONCURRENT_CALLS,
+      maxConcurrent: maxConcurrentCalls(burstAllowance(settings.burstLimit)),
       perInterval: { count: burstAllowance(settings.burstLimit), intervalMs: BURST_WINDOW_MS },
     });
     this.api = new PipedriveApi(env.PIPEDRIVE_API_BASE ?? settings.apiDomain, connectionAuth(connection, env, deps.saveCredentials), limiter);

@@ -29,7 +29,10 @@ export async function removeWebhooks(api: PipedriveApi, ids: number[]): Promise<
  * connection. Webhooks registered before are deleted first, so running it again leaves one of each.
  */
 export async function registerWebhooks(api: PipedriveApi, record: ConnectionRecord, settings: PipedriveSettings, hubUrl: string): Promise<ConnectionRecord> {
-  await removeWebhooks(api, settings.webhookIds ?? []);
+  // Ours from before: those the connection kept, and any person webhook to this receiver (a connect
+  // made again starts from a fresh record that no longer knows them).
+  const earlier = (await api.webhooks()).filter((hook) => hook.subscription_url === webhookUrl(hubUrl) && hook.event_object === 'person').map((hook) => hook.id);
+  await removeWebhooks(api, [...new Set([...(settings.webhookIds ?? []), ...earlier])]);
   const password = randomBytes(24).toString('base64url');
   const ids: number[] = [];
   for (const action of ['create', 'change'] as const) {

@@ -4,7 +4,7 @@ import { isSecondary, personIdOf, personPatch, verdictValues } from './mapping';
 import type { FieldKeys } from './settings';
 
 /** PATCHes under way at once within one write call; the shared limiter keeps them inside the burst window. */
-export const WRITE_CONCURRENCY = 4;
+export const WRITE_CONCURRENCY = 10;
 
 /**
  * Writes a batch of verdicts, one PATCH per person (Pipedrive has no bulk update), only the changed

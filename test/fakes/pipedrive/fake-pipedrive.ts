@@ -52,7 +52,7 @@ export class FakePipedrive {
   readonly filters = new Map<number, (p: FakePerson) => boolean>();
   readonly webhooks: FakeWebhook[] = [];
   readonly deliveries: Delivery[] = [];
-  readonly calls: { method: string; path: string }[] = [];
+  readonly calls: { method: string; path: string; query: string }[] = [];
   readonly writesPerPerson = new Map<number, number>();
   /** Every attempt to change consent: `marketing_status` in a write body. Must stay empty. */
   readonly marketingStatusWrites: { personId: number; value: unknown }[] = [];
@@ -66,8 +66,15 @@ export class FakePipedrive {
   private failing: number[] = [];
   private pendingDeliveries = new Set<Promise<void>>();
 
-  constructor(options: { burstLimit?: number; dailyBudget?: number } = {}) {
+  /**
+   * Pipedrive delivers a change webhook for every API write, ours included: on unless a suite turns it
+   * off to spare the machine tens of thousands of deliveries it has already proved it ignores.
+   */
+  readonly deliverOwnChanges: boolean;
+
+  constructor(options: { burstLimit?: number; dailyBudget?: number; deliverOwnChanges?: boolean } = {}) {
     this.limits = new FakeLimits(options.burstLimit ?? 20, options.dailyBudget ?? 1_000_000);
+    this.deliverOwnChanges = options.deliverOwnChanges ?? true;
   }
 
   addPerson(emails: string[], options: { source?: 'app' | 'api'; deliver?: boolean } = {}): FakePerson {
@@ -103,8 +110,13 @@ export class FakePipedrive {
     this.failing.push(...statuses);
   }
 
-  callsTo(method: string, pathPrefix: string): number {
-    return this.calls.filter((c) => c.method === method && c.path.startsWith(pathPrefix)).length;
+  callsTo(method: string, pathPrefix: string, queryHas?: string): number {
+    return this.calls.filter((c) => c.method === method && c.path.startsWith(pathPrefix) && (queryHas === undefined || c.query.includes(queryHas))).length;
+  }
+
+  /** Page reads of `GET /v2/persons` (not reads by `ids`). */
+  pageReads(): number {
+    return this.calls.filter((c) => c.method === 'GET' && c.path === '/api/v2/persons' && !c.query.includes('ids=')).length;
   }
 
   field(name: string): FakeField | undefined {
@@ -170,7 +182,7 @@ export class FakePipedrive {
     const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', this.url);
     if (url.pathname.startsWith('/oauth/')) return this.oauth.handle(req, url, raw, (status, body) => this.send(res, status, body));
-    this.calls.push({ method: req.method ?? 'GET', path: url.pathname });
+    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search });
     const token = this.tokenOf(req);
     if (!token) return this.send(res, 401, { success: false, error: 'unauthorized access', errorCode: 401, error_info: 'Please check developers.pipedrive.com' });
     const limit = this.limits.take(token);
@@ -238,7 +250,7 @@ export class FakePipedrive {
       if ('marketing_status' in body) person.marketing_status = String(body.marketing_status);
       person.update_time = iso();
       this.writesPerPerson.set(person.id, (this.writesPerPerson.get(person.id) ?? 0) + 1);
-      this.emit('change', person, { custom_fields: previous }, 'api');
+      if (this.deliverOwnChanges) this.emit('change', person, { custom_fields: previous }, 'api');
       return ok(this.personJson(person));
     }
     if (method === 'GET' && path === '/api/v2/personFields') return ok(this.fields.map((f) => ({ ...f, is_optional_response_field: false })), { next_cursor: null });
@@ -264,6 +276,7 @@ export class FakePipedrive {
       this.webhooks.push(hook);
       return { status: 201, body: { success: true, data: { ...hook, http_auth_password: hook.http_auth_password ? '***' : null } } };
     }
+    if (method === 'GET' && path === '/api/v1/webhooks') return ok(this.webhooks.filter((h) => h.user_id === this.userId).map((h) => ({ ...h, http_auth_password: h.http_auth_password ? '***' : null })));
     const hookId = /^\/api\/v1\/webhooks\/(\d+)$/.exec(path);
     if (method === 'DELETE' && hookId) {
       const at = this.webhooks.findIndex((h) => h.id === Number(hookId[1]));
