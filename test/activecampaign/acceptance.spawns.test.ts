@@ -88,6 +88,10 @@ describe('ActiveCampaign acceptance: spawned serve and workers', () => {
   }, 60_000);
 
   it('connects through the hub (webhook without the api source) and sets up through the CLI, idempotently', async () => {
+    const refused = await runCli(['activecampaign', 'connect', '--url', fake.accountUrl], { ...env, ACTIVECAMPAIGN_API_TOKEN: 'not-the-token' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/apiToken: ActiveCampaign refused this API token/);
+    expect(refused.stdout + refused.stderr).not.toContain('not-the-token');
     const connected = await api('POST', '/api/connections/activecampaign', { apiUrl: fake.accountUrl, apiToken: fake.token });
     expect(connected.status).toBe(201);
     expect(connected.body.webhook).toEqual({ registered: true });

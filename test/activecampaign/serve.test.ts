@@ -130,6 +130,18 @@ describe('ActiveCampaign through verify-hub serve', () => {
     expect(await fake.webhooks.deliver('update', added, 'api')).toEqual([]);
   });
 
+  it('a lost delivery is caught by the daily changed-since schedule (ActiveCampaign never retries one)', async () => {
+    const bad = await request(stack.hub.url).post('/api/schedules').set(auth).send({ cron: '0 3 * * *', platform: 'activecampaign', connectionId: 'activecampaign-demo', scope: 'changed-since:soon' });
+    expect(bad.status).toBe(400);
+    const saved = await request(stack.hub.url).post('/api/schedules').set(auth).send({ cron: '0 3 * * *', platform: 'activecampaign', connectionId: 'activecampaign-demo', scope: 'changed-since:26h' });
+    expect(saved.status).toBe(201);
+    const missed = fake.store.addContact('risky.never-delivered@example.com', ['1']);
+    const run = await startRun('changed-since:26h');
+    expect(run.status).toBe('completed');
+    expect(risk(missed)).toBe('risky');
+    expect(fake.store.tagsOf(missed.id)).toEqual(['ev-risky']);
+  });
+
   it('pauses a run when the token is revoked, saying how to reconnect', async () => {
     const token = fake.token;
     fake.revokeToken();
