@@ -58,6 +58,9 @@ describe('ActiveCampaign connector against the fake account', () => {
     expect(fake.reads.offsetPages).toBe(0);
     const listed = await pullAll(connector, 'list:7');
     expect(listed).toHaveLength(310);
+    // The run's progress denominator: ActiveCampaign's own count of the scope.
+    expect(await connector.estimateTotal(parseScope('all'))).toBe(620);
+    expect(await connector.estimateTotal(parseScope('list:7'))).toBe(310);
     expect(listed.every((c) => fake.store.contacts.get(c.id)!.lists.has('7'))).toBe(true);
   });
 

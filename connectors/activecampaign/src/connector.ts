@@ -20,7 +20,7 @@ import type { ImportPolling } from './bulk-import';
 import { apiBaseFor, tokenOf } from './connection';
 import { ensureSchema } from './ensure-schema';
 import type { ActivecampaignEnvironment } from './environment';
-import { contactsById, listContacts } from './list-contacts';
+import { contactsById, countContacts, listContacts } from './list-contacts';
 import { parseCursor, resolveScope } from './scope';
 import type { ActivecampaignSettings } from './settings';
 import { removeHubWebhooks } from './webhook-registration';
@@ -88,6 +88,12 @@ export class ActivecampaignConnector implements Connector {
   async pull(scope: Scope, cursor?: string): Promise<Page> {
     const target = resolveScope(scope);
     return listContacts(this.client, await this.schema(), target, parseCursor(cursor));
+  }
+
+  /** How many contacts the run will read (the dashboard's progress); undefined when ActiveCampaign does not say. */
+  async estimateTotal(scope: Scope): Promise<number | undefined> {
+    const total = await countContacts(this.client, resolveScope(scope));
+    return total !== undefined && Number.isFinite(total) ? total : undefined;
   }
 
   /** The contacts as stored now (a webhook's contact, a replayed write); missing ids are left out. */

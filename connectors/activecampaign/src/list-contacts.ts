@@ -2,7 +2,7 @@ import type { Contact, Page } from '@verify-hub/core';
 import type { AccountSchema } from './account-schema';
 import type { ActivecampaignClient, Query } from './api-client';
 import { toContacts } from './contacts';
-import { ContactsPage } from './responses';
+import { ContactsPage, ContactsTotal } from './responses';
 import { formatCursor, type ActivecampaignScope, type PullCursor } from './scope';
 
 /** ActiveCampaign's largest page of contacts. */
@@ -45,15 +45,27 @@ export async function listContacts(client: ActivecampaignClient, schema: Account
  * (`filters[updated_after]`; contacts whose `udate` is not after it are also skipped here, as the
  * filter may be coarser than the time). A page shorter than asked is the last.
  */
+/** The query's filters for a scope: its list, and contacts changed after its time. */
+function filters(scope: ActivecampaignScope, sinceMs: number | undefined): Query {
+  return { ...(scope.listId ? { listid: scope.listId } : {}), ...(sinceMs === undefined ? {} : { 'filters[updated_after]': acTime(sinceMs) }) };
+}
+
+const sinceOf = (scope: ActivecampaignScope, now: number) => (scope.since ? ('at' in scope.since ? scope.since.at.getTime() : now - scope.since.spanMs) : undefined);
+
+/** How many contacts the scope holds, as ActiveCampaign counts them (`meta.total` of a one-contact page): a run's progress. */
+export async function countContacts(client: ActivecampaignClient, scope: ActivecampaignScope, now = Date.now()): Promise<number | undefined> {
+  const page = await client.call('GET', '/contacts', ContactsTotal, { query: { limit: 1, ...filters(scope, sinceOf(scope, now)) } });
+  return page.meta?.total;
+}
+
 async function onePage(client: ActivecampaignClient, schema: AccountSchema, scope: ActivecampaignScope, cursor: PullCursor, limit: number, now: number): Promise<{ page: Page; next?: PullCursor }> {
-  const sinceMs = cursor.sinceMs ?? (scope.since ? ('at' in scope.since ? scope.since.at.getTime() : now - scope.since.spanMs) : undefined);
+  const sinceMs = cursor.sinceMs ?? sinceOf(scope, now);
   const query: Query = {
     limit,
     'orders[id]': 'ASC',
     include: INCLUDE,
     ...(cursor.afterId > 0 ? { id_greater: cursor.afterId } : {}),
-    ...(scope.listId ? { listid: scope.listId } : {}),
-    ...(sinceMs === undefined ? {} : { 'filters[updated_after]': acTime(sinceMs) }),
+    ...filters(scope, sinceMs),
   };
   const page = await client.call('GET', '/contacts', ContactsPage, { query });
   const changed = sinceMs === undefined ? page.contacts : page.contacts.filter((c) => !c.udate || !(Date.parse(c.udate) <= sinceMs));

@@ -28,6 +28,9 @@ export const ContactsPage = z.object({
 });
 export type ContactsPage = z.infer<typeof ContactsPage>;
 
+/** `meta.total` of a contacts page: how many match its filters ("25000", a string). */
+export const ContactsTotal = z.object({ meta: z.object({ total: z.union([z.string(), z.number()]).transform(Number) }).optional() });
+
 export const Field = z.object({ id: Id, title: z.string(), perstag: z.string().nullish(), type: z.string().nullish() });
 export type Field = z.infer<typeof Field>;
 export const FieldRel = z.object({ id: Id, field: Id, relid: Id });
