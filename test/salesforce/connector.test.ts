@@ -182,6 +182,56 @@ describe('Salesforce connector against the fake org', () => {
     expect((refused as Error).message).toMatch(/REQUEST_LIMIT_EXCEEDED/);
   });
 
+  it('Person Accounts: their contacts are read with the Contacts and written through the Account as __pc fields', async () => {
+    fake.personAccounts = true;
+    const { connector } = openConnector(fake);
+    await connector.ensureSchema();
+    const person = fake.addPersonAccount('person@example.com');
+    const plain = fake.add('Contact', 'plain@example.com');
+    const { contacts } = await pullAll(connector, 'contacts');
+    expect(contacts.map((c) => c.id).sort()).toEqual([person.Id, plain.Id].sort());
+    const report = await connector.write(contacts.map((contact) => ({ contact, verification: verdict(contact.email, 'invalid') })), { actions: { invalid: 'unsubscribe' } });
+    expect(report).toMatchObject({ written: 2, failed: [] });
+    expect(fake.records.get(person.Id)).toMatchObject({ EV_Risk__c: 'invalid', HasOptedOutOfEmail: true });
+    // The person account's opt-out went through PersonHasOptedOutOfEmail on its Account, as the user chose.
+    expect(fake.consentChanges.map((c) => c.field).sort()).toEqual(['HasOptedOutOfEmail', 'PersonHasOptedOutOfEmail']);
+  });
+
+  it('a list view is read by its own condition; an expired query locator resumes after the last Id read', async () => {
+    const { connector } = openConnector(fake);
+    await connector.ensureSchema();
+    for (let i = 0; i < 4100; i++) fake.add('Contact', `c${i}@example.com`, { LeadSource: i % 2 ? 'Web' : 'Phone' });
+    fake.listViews.set('00B5g00000VIEW1AAA', { object: 'Contact', query: "SELECT Name, Email FROM Contact WHERE LeadSource = 'Web' ORDER BY Name ASC NULLS FIRST, Id ASC NULLS FIRST" });
+    const first = await connector.pull(parseScope('listview:Contact:00B5g00000VIEW1AAA'));
+    expect(first.contacts).toHaveLength(2000);
+    fake.expireQueryLocators();
+    const rest = [];
+    let cursor = first.next;
+    while (cursor) {
+      const page = await connector.pull(parseScope('listview:Contact:00B5g00000VIEW1AAA'), cursor);
+      rest.push(...page.contacts);
+      cursor = page.next;
+    }
+    const all = [...first.contacts, ...rest];
+    expect(all).toHaveLength(2050);
+    expect(new Set(all.map((c) => c.id)).size).toBe(2050);
+    expect(all.every((c) => fake.records.get(c.id)!.LeadSource === 'Web')).toBe(true);
+  });
+
+  it('`changed` reads what changed since the last `changed` run finished paging (its watermark saved with the connection)', async () => {
+    const { connector, saved, record } = openConnector(fake);
+    await connector.ensureSchema();
+    for (let i = 0; i < 30; i++) fake.add(i % 2 ? 'Lead' : 'Contact', `c${i}@example.com`);
+    expect((await pullAll(connector, 'changed')).contacts).toHaveLength(30);
+    expect(saved.at(-1)).toMatchObject({ accessToken: expect.any(String), changedWatermark: expect.any(String) });
+    // The next run (another worker, another day) starts from the saved watermark.
+    const later = openConnector(fake, {}, { ...record, credentials: { ...record.credentials, ...saved.at(-1) } }).connector;
+    const edited = [...fake.records.values()][4]!;
+    fake.change(edited.Id, { FirstName: 'Edited' });
+    expect((await pullAll(later, 'changed')).contacts.map((c) => c.id)).toEqual([edited.Id]);
+    expect(() => connector.checkScope(parseScope('changed:2026-01-01'))).toThrow(expect.objectContaining({ field: 'scope' }));
+  });
+
   it('a 503 is transient (jsforce does not retry it: the host does)', async () => {
     const { connector } = openConnector(fake);
     await connector.ensureSchema();

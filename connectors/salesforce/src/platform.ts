@@ -33,6 +33,7 @@ export const salesforcePlatform = definePlatform({
       { scope: 'leads', label: 'Leads' },
       { scope: "contacts:LeadSource = 'Web'", label: 'Contacts matching a SOQL condition' },
       { scope: 'listview:Contact:<list view id>', label: 'One list view' },
+      { scope: 'changed', label: 'Changed since the last `changed` run (SystemModstamp)' },
       { scope: 'changed-since:<ISO time>', label: 'Changed since a time (SystemModstamp)' },
     ],
     defaultScope: 'all',

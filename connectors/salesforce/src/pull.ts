@@ -11,15 +11,22 @@ import type { SalesforceObject, SalesforceSettings } from './settings';
 /** How long one pull waits for a Bulk query job before handing back an empty page (the pager calls again). */
 const BULK_WAIT_MS = 20_000;
 
+/** A `changed` run's lower bound and the watermark it saves when it has paged everything, carried by every cursor. */
+const Carried = { since: z.iso.datetime().optional(), mark: z.iso.datetime().optional() };
 /** Cursors are opaque JSON to the pipeline; validated on the way back in. */
 const Cursor = z.discriminatedUnion('mode', [
   /** REST query pages: Salesforce's nextRecordsUrl, and the last Id read (a new query resumes after it if the locator expired). */
-  z.object({ mode: z.literal('rest'), o: z.number().int().min(0), next: z.string().startsWith('/services/data/'), lastId: z.string() }),
+  z.object({ mode: z.literal('rest'), o: z.number().int().min(0), next: z.string().startsWith('/services/data/'), lastId: z.string(), ...Carried }),
   /** A Bulk API 2.0 query job, paged by its Sforce-Locator. */
-  z.object({ mode: z.literal('bulk'), o: z.number().int().min(0), job: z.string().regex(/^750[A-Za-z0-9]{12,15}$/), locator: z.string().optional() }),
+  z.object({ mode: z.literal('bulk'), o: z.number().int().min(0), job: z.string().regex(/^750[A-Za-z0-9]{12,15}$/), locator: z.string().optional(), ...Carried }),
   /** The next object's first page. */
-  z.object({ mode: z.literal('start'), o: z.number().int().min(0) }),
+  z.object({ mode: z.literal('start'), o: z.number().int().min(0), ...Carried }),
 ]);
+/**
+ * A `changed` run's watermark is taken this long before it starts: records changed while it pages, or
+ * stamped by a server clock a little behind ours, are read again next time rather than missed.
+ */
+const WATERMARK_OVERLAP_MS = 5 * 60_000;
 type Cursor = z.infer<typeof Cursor>;
 
 const QueryAnswer = z.looseObject({ totalSize: z.number(), done: z.boolean(), nextRecordsUrl: z.string().optional(), records: z.array(z.looseObject({ Id: z.string() })) });
@@ -49,14 +56,24 @@ export class SalesforcePuller {
   ) {}
 
   async pull(plan: ReadPlan, cursor?: string): Promise<Page> {
-    const resolved = await this.resolvePlan(plan);
+    const state = cursor === undefined ? this.firstCursor(plan) : readCursor(cursor);
+    const carried = { ...(state.since ? { since: state.since } : {}), ...(state.mark ? { mark: state.mark } : {}) };
+    const resolved = await this.resolvePlan(plan.sinceLastRun && state.since ? { ...plan, since: state.since } : plan);
     if (cursor === undefined) await this.preflight(resolved);
-    const state = cursor === undefined ? ({ mode: 'start', o: 0 } as Cursor) : readCursor(cursor);
     const object = resolved.objects[state.o];
     if (!object) throw new InputError('cursor', 'names an object this scope does not read');
     const read = state.mode === 'start' ? await this.firstPage(object, resolved, state.o) : state.mode === 'rest' ? await this.restPage(object, resolved, state) : await this.bulkPage(object, state);
     const next = read.next ?? (state.o + 1 < resolved.objects.length ? ({ mode: 'start', o: state.o + 1 } as Cursor) : undefined);
-    return { ...(await this.toPage(object, read.records)), ...(next ? { next: JSON.stringify(next) } : {}) };
+    // Everything of a `changed` run paged: the next one reads from here.
+    if (!next && plan.sinceLastRun && state.mark) await this.session.saveChangedWatermark(state.mark);
+    return { ...(await this.toPage(object, read.records)), ...(next ? { next: JSON.stringify({ ...next, ...carried }) } : {}) };
+  }
+
+  /** A run's first cursor: a `changed` run fixes its lower bound (the connection's watermark) and the watermark it will save. */
+  private firstCursor(plan: ReadPlan): Cursor {
+    if (!plan.sinceLastRun) return { mode: 'start', o: 0 };
+    const since = this.session.changedWatermark;
+    return { mode: 'start', o: 0, ...(since ? { since } : {}), mark: new Date(Date.now() - WATERMARK_OVERLAP_MS).toISOString() };
   }
 
   /** Records by Id (a replayed write, a change event): Contact ids start 003, Lead ids 00Q. */

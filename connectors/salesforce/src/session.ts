@@ -57,6 +57,17 @@ export class SalesforceSession {
     return this.credentials.refreshToken;
   }
 
+  /** Where the last `changed` run finished paging. */
+  get changedWatermark(): string | undefined {
+    return this.credentials.changedWatermark;
+  }
+
+  /** Saves where a `changed` run finished paging, for the next one (with the credentials, through the host). */
+  async saveChangedWatermark(at: string): Promise<void> {
+    this.credentials = { ...this.credentials, changedWatermark: at };
+    await this.deps.saveCredentials({ ...this.credentials });
+  }
+
   /** The org's API usage from the last answer's `Sforce-Limit-Info` header, when one has been seen. */
   get apiUsage(): ApiUsage | undefined {
     return this.connectionValue?.limitInfo?.apiUsage;
@@ -119,7 +130,7 @@ export class SalesforceSession {
       answer = await refreshAccessToken({ loginUrl: this.settings.loginUrl, clientId, clientSecret: env.SALESFORCE_CLIENT_SECRET, refreshToken: this.credentials.refreshToken });
     }
     // Salesforce keeps the refresh token unless it rotates it.
-    this.credentials = { accessToken: answer.access_token, ...((answer.refresh_token ?? this.credentials.refreshToken) ? { refreshToken: answer.refresh_token ?? this.credentials.refreshToken } : {}) };
+    this.credentials = { ...this.credentials, accessToken: answer.access_token, ...(answer.refresh_token ? { refreshToken: answer.refresh_token } : {}) };
     await this.deps.saveCredentials({ ...this.credentials });
     return answer;
   }

@@ -55,6 +55,11 @@ export type SalesforceSettings = z.infer<typeof SalesforceSettings>;
 export const SalesforceCredentials = z.object({
   accessToken: z.string().min(1, 'is required'),
   refreshToken: z.string().min(1).optional(),
+  /**
+   * Where the last `changed` run finished paging (ISO, SystemModstamp): the next one reads what changed
+   * after it. Kept with the credentials because a connector can save nothing else of its connection.
+   */
+  changedWatermark: z.iso.datetime().optional(),
 });
 export type SalesforceCredentials = z.infer<typeof SalesforceCredentials>;
 

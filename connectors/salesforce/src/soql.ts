@@ -10,6 +10,8 @@ export interface ReadPlan {
   where?: string;
   /** `SystemModstamp` lower bound (ISO), exclusive. */
   since?: string;
+  /** Since the last `changed` run finished paging (the connection's watermark), read when the run starts. */
+  sinceLastRun?: boolean;
   /** A list view to read: its own condition is asked of Salesforce when the run starts. */
   listView?: { object: SalesforceObject; id: string };
 }
@@ -47,7 +49,7 @@ const OBJECT_SCOPES: Record<string, SalesforceObject[] | 'settings'> = { all: 's
 /**
  * The scopes Salesforce runs read:
  * `all`, `contacts`, `leads` (each optionally `:<SOQL WHERE condition>`), `changed-since:<ISO time>`
- * (by SystemModstamp) and `listview:<Contact|Lead>:<list view id>`. An InputError naming `scope` otherwise.
+ * (by SystemModstamp), `changed` (since the last `changed` run) and `listview:<Contact|Lead>:<list view id>`. An InputError naming `scope` otherwise.
  */
 export function readPlan(scope: Scope, configured: readonly SalesforceObject[] = SALESFORCE_OBJECTS): ReadPlan {
   const objectsOf = (kind: string) => {
@@ -63,13 +65,17 @@ export function readPlan(scope: Scope, configured: readonly SalesforceObject[] =
     if (!Number.isFinite(at)) throw new InputError('scope', 'changed-since:<time> needs an ISO 8601 time, for example changed-since:2026-01-31T00:00:00Z');
     return { objects: [...configured], since: new Date(at).toISOString() };
   }
+  if (scope.kind === 'changed') {
+    if (scope.value !== undefined) throw new InputError('scope', 'changed takes no value: it reads what changed since the last `changed` run (use changed-since:<ISO time> for a time of your own)');
+    return { objects: [...configured], sinceLastRun: true };
+  }
   if (scope.kind === 'listview') {
     const match = /^(Contact|Lead):(00B[A-Za-z0-9]{12,15})$/.exec(scope.value ?? '');
     if (!match) throw new InputError('scope', 'listview:<Contact|Lead>:<list view id> needs the object and the list view id (00B...)');
     const object = match[1] as SalesforceObject;
     return { objects: [object], listView: { object, id: match[2]! } };
   }
-  throw new InputError('scope', `Salesforce scopes are all, contacts, leads (each optionally :<SOQL condition>), changed-since:<ISO time> and listview:<Contact|Lead>:<id>; got ${scope.kind}`);
+  throw new InputError('scope', `Salesforce scopes are all, contacts, leads (each optionally :<SOQL condition>), changed-since:<ISO time>, changed and listview:<Contact|Lead>:<id>; got ${scope.kind}`);
 }
 
 /** A SOQL DateTime literal (no quotes, UTC). */

@@ -83,7 +83,8 @@ export class FakeSalesforce {
   private readonly recordTroubles = new Map<string, string>();
   private server?: Server;
   private serial = 1;
-  private clock = Date.parse('2026-01-01T00:00:00Z');
+  /** Records are made an hour in the past (a millisecond apart); changes and writes are stamped now. */
+  private clock = Date.now() - 3_600_000;
 
   constructor() {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -98,9 +99,9 @@ export class FakeSalesforce {
     return `${prefix}5g${String(this.serial++).padStart(13, '0')}`.slice(0, 18);
   }
 
-  /** A strictly increasing SystemModstamp. */
-  tick(): string {
-    this.clock += 1000;
+  /** A strictly increasing SystemModstamp: `now` for a change made now, else the next millisecond of the past. */
+  tick(now = false): string {
+    this.clock = now ? Math.max(this.clock + 1, Date.now()) : this.clock + 1;
     return sfTime(this.clock);
   }
 
@@ -119,7 +120,7 @@ export class FakeSalesforce {
 
   /** A change made in Salesforce by someone else: SystemModstamp moves. */
   change(id: string, fields: Record<string, unknown>): void {
-    Object.assign(this.records.get(id)!, fields, { SystemModstamp: this.tick() });
+    Object.assign(this.records.get(id)!, fields, { SystemModstamp: this.tick(true) });
   }
 
   ofType(type: SObjectType): (FakeRecord & { type: SObjectType })[] {
@@ -462,7 +463,7 @@ export class FakeSalesforce {
       applied[field] = value === null ? null : definition?.type === 'Number' ? Number(value) : definition?.type === 'DateTime' ? sfTime(Date.parse(String(value))) : field === 'HasOptedOutOfEmail' ? String(value) === 'true' : value;
       if (CONSENT_FIELDS.has(name)) this.consentChanges.push({ id: target.Id, field: name, value: applied[field] });
     }
-    Object.assign(target, applied, { SystemModstamp: this.tick() });
+    Object.assign(target, applied, { SystemModstamp: this.tick(true) });
     this.writesPerRecord.set(target.Id, (this.writesPerRecord.get(target.Id) ?? 0) + 1);
     return undefined;
   }
