@@ -23,7 +23,7 @@ describe('Pipedrive through verify-hub serve', () => {
   beforeAll(async () => {
     fake = await new FakePipedrive({ burstLimit: 400 }).start();
     fake.seed(250, (i) => (i % 10 === 0 ? [`${prefixes[i % 3]}person${i}@example.com`, `other${i}@example.org`] : [`${prefixes[i % 3]}person${i}@example.com`]));
-    stack = await startServeStack('pipedrive', TOKEN, { PIPEDRIVE_API_BASE: fake.url });
+    stack = await startServeStack('pipedrive', TOKEN, { PIPEDRIVE_API_BASE: fake.url, PIPEDRIVE_OAUTH_BASE: fake.url, PIPEDRIVE_CLIENT_ID: fake.oauth.clientId, PIPEDRIVE_CLIENT_SECRET: fake.oauth.clientSecret });
   });
   afterAll(async () => {
     await stack?.close();
@@ -107,5 +107,25 @@ describe('Pipedrive through verify-hub serve', () => {
     expect(run.status).toBe('paused');
     expect(run.statusReason).toMatch(/Pipedrive refused the credentials/);
     expect(run.statusReason).toMatch(/reconnect Pipedrive/);
+  });
+
+  it("connects again through the Marketplace app: the sign-in's code exchanged by the SDK, runs then read with its bearer token", async () => {
+    const start = await request(stack.hub.url).get('/api/oauth/pipedrive/start').set(auth).redirects(0);
+    expect(start.status).toBe(302);
+    const to = new URL(start.headers.location as string);
+    expect(`${to.origin}${to.pathname}`).toBe(`${fake.url}/oauth/authorize`);
+    expect(to.searchParams.get('client_id')).toBe(fake.oauth.clientId);
+    const state = to.searchParams.get('state')!;
+    expect(state).toBeTruthy();
+    const back = await request(stack.hub.url).get(`/oauth/pipedrive/callback?code=${fake.oauth.issueCode()}&state=${encodeURIComponent(state)}`).redirects(0);
+    expect(back.status).toBe(302);
+    expect(back.headers.location).toContain(`connected=${connectionId()}`);
+    const calls = fake.calls.length;
+    const run = await startRun();
+    expect(run.status).toBe('completed');
+    const used = fake.calls.slice(calls);
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.every((c) => c.auth === 'oauth')).toBe(true);
+    expect(fake.marketingStatusWrites).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 import { ConfigError, type ConnectionRecord, type ConnectorDeps } from '@verify-hub/core';
-import { OAuth2Configuration, type TokenResponse } from 'pipedrive/v2';
+import type { OAuth2Configuration, TokenResponse } from 'pipedrive/v2';
 import type { PipedriveAuth } from './client';
 import type { PipedriveEnvironment } from './environment';
+import { pipedriveV2 } from './sdk';
 
 /** The SDK's OAuth client for the Marketplace app, or undefined when the app is not configured. */
 export function oauthClient(env: PipedriveEnvironment, redirectUri = 'https://localhost/'): OAuth2Configuration | undefined {
   if (!env.PIPEDRIVE_CLIENT_ID || !env.PIPEDRIVE_CLIENT_SECRET) return undefined;
-  return new OAuth2Configuration({ clientId: env.PIPEDRIVE_CLIENT_ID, clientSecret: env.PIPEDRIVE_CLIENT_SECRET, redirectUri, host: env.PIPEDRIVE_OAUTH_BASE });
+  return new (pipedriveV2().OAuth2Configuration)({ clientId: env.PIPEDRIVE_CLIENT_ID, clientSecret: env.PIPEDRIVE_CLIENT_SECRET, redirectUri, host: env.PIPEDRIVE_OAUTH_BASE });
 }
 
 /** A token answer as the connection's credentials (sealed by the host like every credential). */

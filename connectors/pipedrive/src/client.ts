@@ -1,9 +1,10 @@
 import type { AxiosError, AxiosInstance } from 'axios';
 import { VerifyHubError } from '@verify-hub/core';
-import { OAuth2Configuration, Configuration as V2Configuration, PersonFieldsApi, PersonsApi } from 'pipedrive/v2';
-import { Configuration as V1Configuration, UsersApi, WebhooksApi } from 'pipedrive/v1';
+import type { OAuth2Configuration, PersonFieldsApi, PersonsApi } from 'pipedrive/v2';
+import type { UsersApi, WebhooksApi } from 'pipedrive/v1';
 import { PipedriveErrors, RECONNECT_WORDS, pipedriveFailure } from './errors';
 import { RateWindow } from './rate-window';
+import { pipedriveV1, pipedriveV2 } from './sdk';
 
 /** How a connection signs its calls: an API token (`x-api-token`) or a Marketplace app's OAuth tokens. */
 export type PipedriveAuth =
@@ -60,13 +61,15 @@ export function pipedriveClient(apiDomain: string, auth: PipedriveAuth, window =
   const base = apiDomain.replace(/\/+$/, '');
   if (!/^https?:\/\//.test(base)) throw new VerifyHubError('apiDomain: must be an http(s) address');
   const credentials = auth.kind === 'token' ? { apiKey: auth.apiToken } : { accessToken: accessTokenOf(auth.oauth) };
-  const v2 = new V2Configuration({ ...credentials, basePath: `${base}/api/v2` });
-  const v1 = new V1Configuration({ ...credentials, basePath: `${base}/api/v1` });
+  const sdk2 = pipedriveV2();
+  const sdk1 = pipedriveV1();
+  const v2 = new sdk2.Configuration({ ...credentials, basePath: `${base}/api/v2` });
+  const v1 = new sdk1.Configuration({ ...credentials, basePath: `${base}/api/v1` });
   return {
-    persons: observed(new PersonsApi(v2), window, 'persons'),
-    personFields: observed(new PersonFieldsApi(v2), window, 'personFields'),
-    users: observed(new UsersApi(v1), window, 'users'),
-    webhooks: observed(new WebhooksApi(v1), window, 'webhooks'),
+    persons: observed(new sdk2.PersonsApi(v2), window, 'persons'),
+    personFields: observed(new sdk2.PersonFieldsApi(v2), window, 'personFields'),
+    users: observed(new sdk1.UsersApi(v1), window, 'users'),
+    webhooks: observed(new sdk1.WebhooksApi(v1), window, 'webhooks'),
     window,
   };
 }

@@ -52,7 +52,7 @@ export class FakePipedrive {
   readonly filters = new Map<number, (p: FakePerson) => boolean>();
   readonly webhooks: FakeWebhook[] = [];
   readonly deliveries: Delivery[] = [];
-  readonly calls: { method: string; path: string; query: string }[] = [];
+  readonly calls: { method: string; path: string; query: string; auth?: 'api_token' | 'oauth' }[] = [];
   readonly writesPerPerson = new Map<number, number>();
   /** Every attempt to change consent: `marketing_status` in a write body. Must stay empty. */
   readonly marketingStatusWrites: { personId: number; value: unknown }[] = [];
@@ -182,8 +182,8 @@ export class FakePipedrive {
     const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', this.url);
     if (url.pathname.startsWith('/oauth/')) return this.oauth.handle(req, url, raw, (status, body) => this.send(res, status, body));
-    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search });
     const token = this.tokenOf(req);
+    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search, ...(token ? { auth: token === this.apiToken ? 'api_token' : 'oauth' } : {}) });
     if (!token) return this.send(res, 401, { success: false, error: 'unauthorized access', errorCode: 401, error_info: 'Please check developers.pipedrive.com' });
     const limit = this.limits.take(token);
     if (limit.over) return this.send(res, 429, OVER_LIMIT_BODY, limit.headers);
