@@ -99,6 +99,16 @@ describe('Brevo connector', () => {
     expect([...fake.writesPerContact.values()].every((n) => n === 1)).toBe(true);
   });
 
+  it("counts as failed what an import silently drops because an attribute is missing (Brevo ignores unknown attributes), once the import says it finished", async () => {
+    const batch = await results(12);
+    const report = await connector.write(batch, {});
+    expect(report.written).toBe(0);
+    expect(report.failed).toHaveLength(12);
+    expect(report.failed[0]!.reason).toMatch(/did not apply the values .*after it finished/);
+    expect(fake.callCount(/^GET \/processes\//)).toBeGreaterThanOrEqual(1);
+    expect(fake.writesPerContact.size).toBe(0);
+  });
+
   it('never writes a contact deleted, blocklisted or re-addressed since the pull, and sends consent only for the chosen clean action', async () => {
     await connector.ensureSchema();
     const batch = await results(14, 'invalid');

@@ -13,7 +13,7 @@ interface Row {
 
 /** How long between read-backs of an import, growing to the last. */
 const READ_BACK_DELAYS_MS = [200, 400, 800, 1_500, 3_000, 5_000, 10_000];
-/** The import's status (a call of the 100-an-hour budget) is asked at most this often while read-backs lag. */
+/** The import's status (a call of the 100-an-hour budget) is asked at most this often while read-backs lag (and at least twice within `importWaitSeconds`). */
 const PROCESS_CHECK_EVERY_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -125,7 +125,7 @@ async function importAndReadBack(api: BrevoApi, settings: BrevoSettings, listId:
     const read = new Map((await api.contactsByIds([...pending.keys()])).map((c) => [c.id, c] as const));
     for (const [id, row] of pending) if (applied(row, read.get(id))) pending.delete(id);
     if (pending.size === 0 || finished || Date.now() > deadline) break;
-    if (Date.now() - lastProcessCheck >= PROCESS_CHECK_EVERY_MS) {
+    if (Date.now() - lastProcessCheck >= Math.min(PROCESS_CHECK_EVERY_MS, settings.importWaitSeconds * 500)) {
       lastProcessCheck = Date.now();
       // Once the import says it is done, one more read-back decides: what is still missing was not applied.
       finished = ['completed', 'failed', 'cancelled'].includes(await processStatus(api, processId));
