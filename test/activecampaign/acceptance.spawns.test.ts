@@ -129,6 +129,8 @@ describe('ActiveCampaign acceptance: spawned serve and workers', () => {
     expect(Math.max(...fake.imports.records.sizes)).toBeLessThanOrEqual(MAX_IMPORT_CONTACTS);
     expect(Math.max(...fake.reads.limits)).toBeLessThanOrEqual(MAX_CONTACTS_LIMIT);
     expect(fake.reads.offsetPages).toBe(0);
+    // The run's own set-up kept the list the fields were related to by `setup --list 1`.
+    expect([...fake.store.fieldRels.values()].every((rel) => rel.relid === '1')).toBe(true);
     expect(engine.billed).toBe(firstRun.counters.credits);
     expect([...engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
     noConsentTouched();

@@ -87,6 +87,20 @@ describe('ActiveCampaign connector against the fake account', () => {
     expect(() => connector.checkScope(parseScope('changed-since:yesterday'))).toThrow(/scope/);
   });
 
+  it('sets up idempotently: fields related to every list (or the list named), tags, and a field of another type reported, never changed', async () => {
+    fake.store.addField({ title: 'EV Score', perstag: 'EV_SCORE', type: 'date' });
+    const connector = connectorFor(fake);
+    const first = await connector.ensureSchema();
+    expect(first.created).toHaveLength(8 + 8 + 4); // 8 fields, each shown on every list, 4 tags
+    expect(first.problems).toEqual([expect.stringMatching(/^field "EV Score" exists with type date/)]);
+    expect([...fake.store.fieldRels.values()].every((rel) => rel.relid === '0')).toBe(true);
+    const again = await connector.ensureSchema();
+    expect(again.created).toEqual([]);
+    expect(again.existing).toHaveLength(8 + 4);
+    expect(fake.store.fields.size).toBe(9);
+    expect(fake.store.tags.size).toBe(4);
+  });
+
   it('writes fields and one risk tag in one automation-free import; only changes; the old tag is removed; a dry run sends nothing', async () => {
     for (let i = 0; i < 20; i++) fake.store.addContact(`w${i}@example.com`);
     const connector = connectorFor(fake);

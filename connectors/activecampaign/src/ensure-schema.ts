@@ -10,8 +10,8 @@ const TEXT_TYPES = new Set(['text', 'textarea', 'hidden']);
 
 /**
  * Makes what is missing, idempotently, and says what it found: the custom fields (`POST /fields`, type
- * text), each related (`POST /fieldRels`) to `listId` or, without one, to every list (relid 0), since a
- * field is shown only on the lists it is related to; and the tags ev-safe, ev-risky, ev-invalid and
+ * text), each related (`POST /fieldRels`) to `listId` or, without one and when it is related to no
+ * list yet, to every list (relid 0), since a field is shown only on the lists it is related to; and the tags ev-safe, ev-risky, ev-invalid and
  * ev-unknown (`POST /tags`). A field of another type under our name is a problem to fix, never changed.
  */
 export async function ensureSchema(client: ActivecampaignClient, listId?: string): Promise<{ report: SchemaReport; schema: AccountSchema }> {
@@ -41,7 +41,9 @@ export async function ensureSchema(client: ActivecampaignClient, listId?: string
       }
     }
     const relids = schema.fields.get(def.name)!.relids;
-    if (relids.has(relid) || relids.has('0')) continue;
+    // A field already shown somewhere keeps the lists it has, unless a list is named: a run's set-up
+    // (no list) never widens what `setup --list` chose.
+    if (relids.has(relid) || relids.has('0') || (!listId && relids.size > 0)) continue;
     await client.call('POST', '/fieldRels', FieldRelCreated, { body: { fieldRel: { field: Number(fieldId), relid: Number(relid) } } });
     relids.add(relid);
     report.created.push(`field "${def.title}" shown on ${where}`);
