@@ -50,7 +50,9 @@ const connect: CliCommand = {
     const apiBase = brevoEnvironment.read(config).BREVO_API_BASE;
     // The same function the dashboard's connection form uses.
     const record = await brevoKeyConnection(apiBase, { apiKey: apiKeyOf(config), apiKeyName: options.keyName as string | undefined, label: options.label as string | undefined });
-    await connections.save({ ...record, ...(await connections.get(record.id).then((old) => (old ? { credentials: { ...record.credentials, webhookToken: old.credentials.webhookToken ?? record.credentials.webhookToken }, settings: { ...old.settings, ...record.settings } } : {}))) });
+    const old = await connections.get(record.id);
+    // Connecting again keeps the webhook token (the registered webhook's address) and what setup found (the list).
+    await connections.save(old ? { ...record, credentials: { ...record.credentials, webhookToken: old.credentials.webhookToken ?? record.credentials.webhookToken }, settings: { ...old.settings, ...record.settings } } : record);
     console.log(`stored connection ${record.id} (${record.label}); then: verify-hub brevo setup --connection ${record.id}`);
     if (!options.keyName) console.log('note: without --key-name, the hub recognises its own writes only by the attributes they change');
   },
