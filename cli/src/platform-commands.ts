@@ -56,7 +56,9 @@ function openContext(module: PlatformModule): { context: PlatformContext; close(
       const { redis, keys, store } = open();
       const record = await store.get(connectionId);
       if (!record || record.platform !== module.id) throw new ConfigError('--connection', `no ${module.label} connection named ${connectionId}`);
-      return module.connector(record, { limiter: createRedisLimiterFactory(redis, keys), saveCredentials: (credentials) => store.saveCredentials(record.id, credentials) });
+      // The module's variables, as the pipeline's registry hands them (an OAuth refresh needs the app's keys).
+      const environment = (module.environment as { read?(c: typeof config): Record<string, unknown> } | undefined)?.read?.(config);
+      return module.connector(record, { limiter: createRedisLimiterFactory(redis, keys), saveCredentials: (credentials) => store.saveCredentials(record.id, credentials), ...(environment ? { environment } : {}) });
     },
   };
   return { context, close: () => opened?.redis.disconnect() };

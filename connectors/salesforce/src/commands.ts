@@ -42,12 +42,13 @@ const connect: CliCommand = {
     const env = salesforceEnvironment.read(config);
     const username = typeof options.username === 'string' ? options.username : env.SALESFORCE_USERNAME;
     if (!username) throw new ConfigError('SALESFORCE_USERNAME', 'is required (or --username): the user the JWT bearer flow signs in as');
-    const record = await jwtConnection(env, { username, environment: options.sandbox ? 'sandbox' : 'production', label: options.label as string | undefined });
+    // The user's choices are checked before signing in: bad input costs no call.
     const chosen = {
       ...(typeof options.objects === 'string' ? { objects: options.objects.split(',').map((o) => o.trim()) } : {}),
       ...(options.bulkQueryThreshold !== undefined ? { bulkQueryThreshold: whole('--bulk-query-threshold', options.bulkQueryThreshold) } : {}),
       ...(options.apiHeadroom !== undefined ? { apiHeadroom: whole('--api-headroom', options.apiHeadroom) } : {}),
     };
+    const record = await jwtConnection(env, { username, environment: options.sandbox ? 'sandbox' : 'production', label: options.label as string | undefined });
     const settings = SalesforceSettings.safeParse({ ...record.settings, ...chosen });
     if (!settings.success) throw new InputError(String(settings.error.issues[0]!.path[0] ?? 'settings'), settings.error.issues[0]!.message);
     await connections.save({ ...record, settings: { ...record.settings, ...chosen } });

@@ -1,0 +1,74 @@
+import { Command } from 'commander';
+import { SecretBox } from '@verify-hub/core';
+import { Keys, RedisConnectionStore, createRedis } from '@verify-hub/sync-jobs';
+import { salesforcePlatform } from '@verify-hub/connector-salesforce';
+import { registerPlatformCommands } from '../../cli/src/platform-commands';
+import { FakeSalesforce } from '../fakes/salesforce/fake-salesforce';
+import { fakeVariables } from './helpers';
+
+const fake = new FakeSalesforce();
+const saved = { ...process.env };
+const secretKey = 'a-test-secret-key-of-at-least-32-characters';
+let lines: string[] = [];
+let log: jest.SpyInstance;
+
+beforeAll(async () => {
+  await fake.start();
+});
+beforeEach(() => {
+  lines = [];
+  log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.join(' ')));
+  process.exitCode = undefined;
+  Object.assign(process.env, fakeVariables(fake), { HUB_SECRET_KEY: secretKey, SALESFORCE_USERNAME: fake.jwtUser });
+});
+afterEach(() => {
+  log.mockRestore();
+  process.env = { ...saved };
+  process.exitCode = undefined;
+});
+afterAll(() => fake.stop());
+
+async function run(...args: string[]) {
+  const program = new Command('verify-hub').exitOverride();
+  registerPlatformCommands(program, salesforcePlatform);
+  await program.parseAsync(['node', 'verify-hub', ...args]);
+}
+
+describe('verify-hub salesforce connect and setup', () => {
+  it('connect signs in with the JWT bearer flow and stores the org, sealed; setup prints what it created, then nothing; an expired session is renewed with a new assertion', async () => {
+    const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const store = new RedisConnectionStore(redis, new Keys(), new SecretBox(secretKey));
+    const id = `salesforce-${fake.orgId}`;
+    try {
+      await run('salesforce', 'connect', '--api-headroom', '500', '--bulk-query-threshold', '20000');
+      expect(lines[0]).toMatch(new RegExp(`^stored connection ${id} `));
+      const record = await store.get(id);
+      expect(record).toMatchObject({ platform: 'salesforce', settings: { orgId: fake.orgId, userId: fake.userId, instanceUrl: fake.url, loginUrl: fake.url, apiVersion: '62.0', auth: 'jwt', username: fake.jwtUser, apiHeadroom: 500, bulkQueryThreshold: 20_000 } });
+      const raw = JSON.stringify(await redis.hgetall(new Keys().connection(id)));
+      expect(raw).not.toContain(String(record!.credentials.accessToken));
+      lines = [];
+      fake.expireSessions();
+      await run('salesforce', 'setup', '--connection', id);
+      expect(lines[0]).toMatch(/^created: field Contact\.EV_Risk__c, .*permission set Verify_Hub_Fields \(read and edit on 18 fields\).*assigned to the API user/);
+      expect(process.exitCode).toBeUndefined();
+      lines = [];
+      await run('salesforce', 'setup', '--connection', id);
+      expect(lines[0]).toBe('created: nothing (everything was already there)');
+      // The renewed session was saved for every worker.
+      expect((await store.get(id))!.credentials.accessToken).not.toBe(record!.credentials.accessToken);
+      expect(lines.join('\n')).not.toMatch(/00D!/);
+    } finally {
+      await store.delete(id);
+      redis.disconnect();
+    }
+  });
+
+  it('connect names what is missing, and a user Salesforce refuses', async () => {
+    delete process.env.SALESFORCE_USERNAME;
+    await expect(run('salesforce', 'connect')).rejects.toThrow(/SALESFORCE_USERNAME: is required/);
+    await expect(run('salesforce', 'connect', '--username', 'nobody@example.com')).rejects.toThrow(/username: Salesforce refused the JWT sign-in/);
+    const calls = fake.calls.length;
+    await expect(run('salesforce', 'connect', '--username', fake.jwtUser, '--api-headroom', 'lots')).rejects.toThrow(/--api-headroom: must be a whole number/);
+    expect(fake.calls.length).toBe(calls);
+  });
+});
