@@ -1,5 +1,5 @@
 import { AccountsApi, ListsApi, ProfilesApi, SegmentsApi, type Session } from 'klaviyo-api';
-import { VerifyHubError, type CallLimiter } from '@verify-hub/core';
+import { VerifyHubError, logPlatformCall, logPlatformFailure, type CallLimiter, type Logger } from '@verify-hub/core';
 import type { z } from 'zod';
 import { klaviyoErrorFrom } from './errors';
 import type { KlaviyoEndpoint } from './rate-limits';
@@ -29,7 +29,7 @@ export interface ProfileUpdate {
 }
 
 /** The SDK's answer: its `response.data` is the JSON as received, which is what gets validated. */
-type SdkAnswer = { response: { data: unknown } };
+type SdkAnswer = { response: { data: unknown; status?: number } };
 
 /**
  * Klaviyo's API for one connection, on the official SDK (`klaviyo-api`, which pins the API revision it
@@ -46,6 +46,8 @@ export class KlaviyoApi {
     session: Session,
     apiBase: string,
     private readonly limit: (endpoint: KlaviyoEndpoint) => CallLimiter,
+    /** The connection's logger: one debug line per call (method and path only), a warning per failure. */
+    private readonly logger?: Logger,
   ) {
     const base = apiBase.replace(/\/+$/, '');
     this.accounts = Object.assign(new AccountsApi(session), { basePath: base });
@@ -56,11 +58,18 @@ export class KlaviyoApi {
 
   private async call<T>(endpoint: KlaviyoEndpoint, operation: string, send: () => Promise<SdkAnswer>, schema: z.ZodType<T>): Promise<T> {
     let answer: SdkAnswer;
+    const [method = 'GET', path = operation] = operation.split(' ');
+    const started = performance.now();
     try {
       answer = await this.limit(endpoint).schedule(send);
     } catch (error) {
-      throw klaviyoErrorFrom(error, operation);
+      const status = (error as { response?: { status?: number } }).response?.status;
+      logPlatformCall(this.logger, { method, path, status, durationMs: performance.now() - started, requestId: undefined });
+      const failure = klaviyoErrorFrom(error, operation);
+      logPlatformFailure(this.logger, failure, operation);
+      throw failure;
     }
+    logPlatformCall(this.logger, { method, path, status: answer.response.status, durationMs: performance.now() - started, requestId: undefined });
     const parsed = schema.safeParse(answer.response.data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

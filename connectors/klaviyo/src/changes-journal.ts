@@ -1,4 +1,4 @@
-import { changedValues, type ContactEvent, type EventJournal, type EventJournalEntry, type Verification } from '@verify-hub/core';
+import { DEFAULT_VERIFICATION_FIELD_NAMES as EV, changedValues, type ContactEvent, type EventJournal, type EventJournalEntry, type Verification } from '@verify-hub/core';
 import type { KlaviyoApi } from './api';
 import { klaviyoProperties, storedProperties } from './mapping';
 import type { ProfileResource } from './responses';
@@ -12,7 +12,9 @@ import type { ProfileResource } from './responses';
  *
  * The loop filter: the hub's own writes update profiles too. A changed profile whose address already
  * has the hub's verdict, with every ev_* property already equal to it, needs nothing and is left out;
- * only a new profile, a new address, or properties someone else changed become events.
+ * only a new profile, a new address, or properties someone else changed become events. A profile the
+ * hub called `unknown` is left to the hub's re-check schedule (so a changed address whose old one was
+ * unknown waits for the next sync).
  */
 export class KlaviyoChangesJournal implements EventJournal {
   constructor(
@@ -46,7 +48,10 @@ export class KlaviyoChangesJournal implements EventJournal {
     const email = profile.attributes.email?.trim();
     if (!email) return undefined;
     const verdict = await this.storedVerdict(email);
-    if (verdict && Object.keys(changedValues(storedProperties(profile.attributes.properties), klaviyoProperties(verdict))).length === 0) return undefined;
+    const stored = storedProperties(profile.attributes.properties);
+    if (verdict && Object.keys(changedValues(stored, klaviyoProperties(verdict))).length === 0) return undefined;
+    // An address the hub found inconclusive has no stored verdict: its re-checks are already scheduled by the hub.
+    if (!verdict && stored[EV.risk] === 'unknown') return undefined;
     const updated = profile.attributes.updated ?? '';
     return {
       platform: 'klaviyo',

@@ -1,9 +1,7 @@
 import { type BackgroundTask, type PlatformContext, type PlatformHost } from '@verify-hub/core';
-import { KlaviyoApi } from './api';
-import { processLimiter, sessionOf } from './connection';
+import { KlaviyoConnector } from './connector';
 import { klaviyoEnvironment } from './environment';
 import { KlaviyoChangesJournal } from './changes-journal';
-import { endpointLimiters } from './rate-limits';
 
 /** How often the stored connections are looked through for Klaviyo ones added or removed. */
 const RESCAN_MS = 60_000;
@@ -18,30 +16,32 @@ const RESCAN_MS = 60_000;
 export function changesTask(context: PlatformContext, host: PlatformHost, options: { rescanMs?: number } = {}): BackgroundTask {
   const { config, connections, logger } = context;
   const env = klaviyoEnvironment.read(config);
-  const readers = new Map<string, { close(): Promise<void> }>();
+  /** Readers by connection id, with the connection's creation time: a reconnected connection (new credentials) gets a new reader. */
+  const readers = new Map<string, { createdAt: string; close(): Promise<void> }>();
   let timer: NodeJS.Timeout | undefined;
   let scanning: Promise<void> = Promise.resolve();
 
   const rescan = async () => {
     const wanted = (await connections?.list('klaviyo')) ?? [];
+    for (const [id, reader] of readers) {
+      if (wanted.some((c) => c.id === id && c.createdAt === reader.createdAt)) continue;
+      readers.delete(id);
+      await reader.close();
+    }
     for (const connection of wanted) {
       if (readers.has(connection.id) || typeof connection.settings?.account !== 'string') continue;
-      const save = async (credentials: typeof connection.credentials) => connections?.saveCredentials?.(connection.id, credentials);
-      // The process's limiters: the pipeline's shared ones are for runs and events.
-      const api = new KlaviyoApi(sessionOf(connection.credentials, env, save), env.KLAVIYO_API_BASE, endpointLimiters(processLimiter, connection.settings.account));
+      // The connector as runs get it: the pipeline's limiters, shared with every run and event of the account.
+      const connector = await context.openConnector(connection.id);
+      if (!(connector instanceof KlaviyoConnector)) continue;
+      const api = connector.api;
       const reader = host.journalReader({
         connectionId: connection.id,
         journal: new KlaviyoChangesJournal(api, connection.settings.account, (email) => host.storedVerdict(email)),
         onUninstalled: async () => undefined,
         idleMs: env.KLAVIYO_CHANGES_POLL_SECONDS * 1000,
       });
-      readers.set(connection.id, reader);
+      readers.set(connection.id, { createdAt: connection.createdAt, close: () => reader.close() });
       reader.start();
-    }
-    for (const [id, reader] of readers) {
-      if (wanted.some((c) => c.id === id)) continue;
-      readers.delete(id);
-      await reader.close();
     }
   };
   const scan = () => rescan().catch((error: unknown) => logger.warn({ err: error }, 'Klaviyo changes: could not list the connections'));

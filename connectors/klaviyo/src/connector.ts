@@ -1,5 +1,6 @@
 import {
   DEFAULT_VERIFICATION_FIELD_NAMES,
+  platformLogger,
   timeInWords,
   type ConnectionRecord,
   type Connector,
@@ -54,7 +55,12 @@ export class KlaviyoConnector implements Connector {
     private readonly settings: KlaviyoSettings,
     private readonly env: KlaviyoEnvironment,
   ) {
-    this.api = new KlaviyoApi(sessionOf(connection.credentials, env, (credentials) => deps.saveCredentials(credentials)), env.KLAVIYO_API_BASE, endpointLimiters(deps.limiter, settings.account));
+    this.api = new KlaviyoApi(
+      sessionOf(connection.credentials, env, (credentials) => deps.saveCredentials(credentials)),
+      env.KLAVIYO_API_BASE,
+      endpointLimiters(deps.limiter, settings.account),
+      platformLogger(deps.logger, 'klaviyo', connection.id),
+    );
   }
 
   checkScope(scope: Scope): void {

@@ -1,4 +1,4 @@
-import { changedValues, type ContactResult, type PlannedAction, type WriteOptions } from '@verify-hub/core';
+import { DEFAULT_VERIFICATION_FIELD_NAMES as EV, changedValues, type ContactResult, type PlannedAction, type WriteOptions } from '@verify-hub/core';
 import type { ProfileUpdate } from './api';
 import { klaviyoProperties } from './mapping';
 
@@ -22,6 +22,8 @@ export function planWrites(results: ContactResult[], options: WriteOptions): Wri
   const suppressInvalid = options.actions?.invalid === 'unsubscribe';
   for (const { contact, verification } of results) {
     const properties = changedValues(contact.current, klaviyoProperties(verification));
+    // An inconclusive check repeated (unknown, for the same reason) is not news: its new time alone is not written.
+    if (verification.risk === 'unknown' && Object.keys(properties).every((name) => name === EV.checkedAt)) delete properties[EV.checkedAt];
     const suppress = suppressInvalid && verification.risk === 'invalid';
     if (suppress) plan.suppress.push({ contactId: contact.id, email: contact.email, action: 'unsubscribe', applied: false });
     if (Object.keys(properties).length > 0) plan.updates.push({ id: contact.id, email: contact.email, properties });
