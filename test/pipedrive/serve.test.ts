@@ -1,9 +1,11 @@
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { WRITE_BATCH_SIZE } from '@verify-hub/connector-pipedrive';
 import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
 import { FakePipedrive } from '../fakes/pipedrive/fake-pipedrive';
 
 const TOKEN = 'pipedrive-serve-admin-token-0123456789';
+const PANEL_SECRET = 'pipedrive-panel-jwt-secret-0123456789';
 const auth = { Authorization: `Bearer ${TOKEN}` };
 /** The fake engine's verdicts, by the address's first word. */
 const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
@@ -23,7 +25,7 @@ describe('Pipedrive through verify-hub serve', () => {
   beforeAll(async () => {
     fake = await new FakePipedrive({ burstLimit: 400 }).start();
     fake.seed(250, (i) => (i % 10 === 0 ? [`${prefixes[i % 3]}person${i}@example.com`, `other${i}@example.org`] : [`${prefixes[i % 3]}person${i}@example.com`]));
-    stack = await startServeStack('pipedrive', TOKEN, { PIPEDRIVE_API_BASE: fake.url, PIPEDRIVE_OAUTH_BASE: fake.url, PIPEDRIVE_CLIENT_ID: fake.oauth.clientId, PIPEDRIVE_CLIENT_SECRET: fake.oauth.clientSecret });
+    stack = await startServeStack('pipedrive', TOKEN, { PIPEDRIVE_API_BASE: fake.url, PIPEDRIVE_OAUTH_BASE: fake.url, PIPEDRIVE_CLIENT_ID: fake.oauth.clientId, PIPEDRIVE_CLIENT_SECRET: fake.oauth.clientSecret, PIPEDRIVE_PANEL_JWT_SECRET: PANEL_SECRET });
   });
   afterAll(async () => {
     await stack?.close();
@@ -91,6 +93,20 @@ describe('Pipedrive through verify-hub serve', () => {
     const run = await startRun();
     expect(run).toMatchObject({ status: 'completed', counters: { written: 0 } });
     expect(fake.callsTo('PATCH', '/api/v2/persons/')).toBe(patches);
+  });
+
+  it("serves the custom panel of a person with its stored verdict, only to Pipedrive's signed iframe request", async () => {
+    const person = fake.persons.get(2)!;
+    const query = { resource: 'person', view: 'details', userId: String(fake.userId), companyId: String(fake.companyId), selectedIds: String(person.id), id: 'iframe-1' };
+    const token = jwt.sign({ userId: fake.userId, companyId: fake.companyId }, PANEL_SECRET, { algorithm: 'HS256', expiresIn: 300 });
+    const shown = await request(stack.hub.url).get('/platforms/pipedrive/panel').query({ ...query, token });
+    expect(shown.status).toBe(200);
+    expect(shown.headers['content-type']).toMatch(/text\/html/);
+    expect(shown.headers['content-security-policy']).toContain('frame-ancestors https://*.pipedrive.com');
+    expect(shown.headers['referrer-policy']).toBe('no-referrer');
+    expect(shown.text).toContain(`${person.emails[0]!.value}</strong>: <span class="risk ${expectedRisk(person.emails[0]!.value)}">`);
+    const forged = await request(stack.hub.url).get('/platforms/pipedrive/panel').query({ ...query, token: jwt.sign({ userId: fake.userId, companyId: fake.companyId }, 'not-the-secret') });
+    expect(forged.status).toBe(401);
   });
 
   it('a person added in Pipedrive is verified through its webhook; a delivery with a wrong password is refused', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { WebhookRejectedError, reasonInWords, type PlatformContext, type PlatformRequest, type PlatformResponse, type PlatformRoute, type Verification } from '@verify-hub/core';
 import { pipedriveEnvironment } from './environment';
@@ -40,17 +41,17 @@ export function verifyPanelRequest(request: Pick<PlatformRequest, 'query'>, secr
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** One address and its verdict as the panel shows it: "not checked yet" when the hub has none. */
-export function panelView(rows: { email: string; verdict?: Verification }[]): string {
+export function panelView(rows: { email: string; verdict?: Verification }[], nonce = ''): string {
   const items = rows.map(({ email, verdict }) =>
     verdict
       ? `<li><strong>${escape(email)}</strong>: <span class="risk ${verdict.risk}">${verdict.risk}</span>, score ${Math.round(verdict.score)}, ${escape(reasonInWords(verdict.reason) ?? verdict.reason)} <small>(checked ${escape(verdict.checkedAt.slice(0, 10))})</small></li>`
       : `<li><strong>${escape(email)}</strong>: not checked yet</li>`,
   );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Email verification</title>
-<script src="https://cdn.jsdelivr.net/npm/@pipedrive/app-extensions-sdk@0/dist/index.umd.js"></script></head>
+<script nonce="${nonce}" src="https://cdn.jsdelivr.net/npm/@pipedrive/app-extensions-sdk@0/dist/index.umd.js"></script></head>
 <body><ul>${items.join('') || '<li>This person has no email address.</li>'}</ul>
 <button id="again" type="button">Verify again</button>
-<script>
+<script nonce="${nonce}">
 (async () => { try { await new AppExtensionsSDK().initialize(); } catch (e) {} })();
 document.getElementById('again').addEventListener('click', async (event) => {
   event.target.disabled = true;
@@ -77,7 +78,13 @@ export function panelRoutes(context: PlatformContext): PlatformRoute[] {
     const ids = [call.personId, ...Array.from({ length: 9 }, (_, n) => `${call.personId}:address:${n + 1}`)];
     return { connector, contacts: await connector.pullByIds!(ids) };
   };
-  const html = (body: string): PlatformResponse => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body });
+  // Framed by Pipedrive only; its SDK from the CDN its docs name and our one inline script (by nonce);
+  // no referrer, as the address holds the signed token.
+  const html = (render: (nonce: string) => string): PlatformResponse => {
+    const nonce = randomBytes(16).toString('base64');
+    const policy = `default-src 'none'; script-src 'nonce-${nonce}' https://cdn.jsdelivr.net; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors https://*.pipedrive.com`;
+    return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': policy, 'referrer-policy': 'no-referrer' }, body: render(nonce) };
+  };
   return [
     {
       method: 'GET',
@@ -85,7 +92,8 @@ export function panelRoutes(context: PlatformContext): PlatformRoute[] {
       async handle(request) {
         const call = verifyPanelRequest(request, secret);
         const { contacts } = await addresses(call);
-        return html(panelView(await Promise.all(contacts.map(async (c) => ({ email: c.email, verdict: await host.storedVerdict(c.email) })))));
+        const rows = await Promise.all(contacts.map(async (c) => ({ email: c.email, verdict: await host.storedVerdict(c.email) })));
+        return html((nonce) => panelView(rows, nonce));
       },
     },
     {
