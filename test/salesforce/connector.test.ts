@@ -232,6 +232,58 @@ describe('Salesforce connector against the fake org', () => {
     expect(() => connector.checkScope(parseScope('changed:2026-01-01'))).toThrow(expect.objectContaining({ field: 'scope' }));
   });
 
+  it('a write the host tries again after a 503 half way sends only what the first attempt did not write', async () => {
+    const { connector } = openConnector(fake);
+    await connector.ensureSchema();
+    for (let i = 0; i < 450; i++) fake.add('Contact', `p${i}@example.com`);
+    const { contacts } = await pullAll(connector, 'all');
+    const results = contacts.map((contact) => ({ contact, verification: verdict(contact.email, 'risky') }));
+    // The second Collections call of the batch is refused: the first 200 records are written already.
+    let calls = 0;
+    const original = fake.collectionSizes.push.bind(fake.collectionSizes);
+    fake.collectionSizes.push = (...sizes: number[]) => {
+      calls++;
+      if (calls === 1) fake.failNext(/\/composite\/sobjects$/, 503, 'SERVER_UNAVAILABLE');
+      return original(...sizes);
+    };
+    await expect(connector.write(results, {})).rejects.toBeInstanceOf(TransientError);
+    const retried = await connector.write(results, {});
+    expect(retried).toMatchObject({ written: 450, failed: [] });
+    expect([...fake.writesPerRecord.values()].every((n) => n === 1)).toBe(true);
+    expect(fake.writesPerRecord.size).toBe(450);
+    expect([...fake.collectionSizes]).toEqual([200, 200, 50]);
+  });
+
+  it('the head-room: once Sforce-Limit-Info shows the allocation down to it, no further call is made', async () => {
+    const { connector } = openConnector(fake, { apiHeadroom: 100 });
+    await connector.ensureSchema();
+    // After one more call the org has 100 left: the answer's header says so, and the next call is not made.
+    fake.apiLimit = fake.apiUsed + 101;
+    const calls = fake.apiCalls;
+    const error = await connector.ensureSchema().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QuotaError);
+    expect((error as Error).message).toMatch(/down to the 100 kept for the org's other integrations/);
+    expect(fake.apiCalls).toBe(calls + 1);
+  });
+
+  it('the archive clean action sets the status field the user named; without one it is reported not applied', async () => {
+    const { connector } = openConnector(fake, { invalidStatusField: 'Email_Status__c', invalidStatusValue: 'Bad address' });
+    await connector.ensureSchema();
+    fake.customFields.set('Contact.Email_Status__c', { fullName: 'Contact.Email_Status__c', type: 'Text', label: 'Email status' });
+    fake.permissionSets.get('Verify_Hub_Fields')!.fieldPermissions.push({ field: 'Contact.Email_Status__c', readable: true, editable: true });
+    const bad = fake.add('Contact', 'bad@example.com');
+    const { contacts } = await pullAll(connector, 'all');
+    const report = await connector.write(contacts.map((contact) => ({ contact, verification: verdict(contact.email, 'invalid') })), { actions: { invalid: 'archive' } });
+    expect(report.actions).toEqual([expect.objectContaining({ action: 'archive', applied: true })]);
+    expect(fake.records.get(bad.Id)).toMatchObject({ Email_Status__c: 'Bad address', HasOptedOutOfEmail: false });
+    const plain = openConnector(fake).connector;
+    const other = fake.add('Contact', 'worse@example.com');
+    const page = (await pullAll(plain, 'all')).contacts.filter((c) => c.id === other.Id);
+    const none = await plain.write(page.map((contact) => ({ contact, verification: verdict(contact.email, 'invalid') })), { actions: { invalid: 'archive' } });
+    expect(none.actions).toEqual([expect.objectContaining({ action: 'archive', applied: false })]);
+    expect(fake.consentChanges).toEqual([]);
+  });
+
   it('a 503 is transient (jsforce does not retry it: the host does)', async () => {
     const { connector } = openConnector(fake);
     await connector.ensureSchema();
