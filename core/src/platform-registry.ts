@@ -71,12 +71,15 @@ export class PlatformRegistry {
   }
 }
 
-/** A connection's settings through its module's schema: the first problem names its field (`settings.baseUrl`), never a value. */
-export function validSettings<S extends z.ZodType>(schema: S, settings: unknown): z.infer<S> {
+/**
+ * A connection's settings through its module's schema: the first problem names its field
+ * (`settings.baseUrl`), never a value. `root` names another part (`credentials`), or none (`''`).
+ */
+export function validSettings<S extends z.ZodType>(schema: S, settings: unknown, root = 'settings'): z.infer<S> {
   const parsed = schema.safeParse(settings ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new InputError(['settings', ...issue.path.map(String)].join('.'), issue.message);
+  throw new InputError([root, ...issue.path.map(String)].filter(Boolean).join('.') || 'options', issue.message);
 }
 
 /**

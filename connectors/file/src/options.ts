@@ -1,6 +1,6 @@
 import { basename, dirname, extname, join } from 'node:path';
 import { z } from 'zod';
-import { InputError, ROW_FLAGS, type LedgerCategory, type RowFlag } from '@verify-hub/core';
+import { InputError, ROW_FLAGS, validSettings, type LedgerCategory, type RowFlag } from '@verify-hub/core';
 
 export const REMOVABLE_RISKS = ['invalid', 'risky', 'unknown'] as const;
 export type RemovableRisk = (typeof REMOVABLE_RISKS)[number];
@@ -82,12 +82,7 @@ export const FileOptionsSchema = z.object({
 
 /** Validates options (they may come from a stored connection's settings) and fills in the defaults. */
 export function resolveOptions(raw: unknown): ResolvedOptions {
-  const parsed = FileOptionsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InputError(issue.path.join('.') || 'options', issue.message);
-  }
-  const options = parsed.data;
+  const options = validSettings(FileOptionsSchema, raw, '');
   const ext = extname(options.input).toLowerCase();
   const kind = FORMATS[ext];
   if (!kind) {

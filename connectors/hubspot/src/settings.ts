@@ -52,11 +52,6 @@ export interface ResolvedSettings {
   names: HubSpotPropertyNames;
 }
 
-function zodProblem(field: string, error: z.ZodError): InputError {
-  const issue = error.issues[0]!;
-  return new InputError([field, ...issue.path.map(String)].join('.'), issue.message);
-}
-
 /**
  * A stored connection resolved: its credentials validated (a clear error naming the field, never echoing
  * a token), its settings as the host validated them (`ConnectorDeps.settings`), or validated here when
@@ -67,14 +62,13 @@ export function resolveConnection(
   env: { HUBSPOT_API_BASE?: string } = {},
   s: HubSpotSettings = validSettings(HubSpotSettingsSchema, connection.settings),
 ): { credentials: HubSpotCredentials; settings: ResolvedSettings } {
-  const creds = HubSpotCredentialsSchema.safeParse(connection.credentials ?? {});
-  if (!creds.success) throw zodProblem('credentials', creds.error);
+  const credentials = validSettings(HubSpotCredentialsSchema, connection.credentials, 'credentials');
   const portalId = s.portalId ?? /^hubspot-(\d+)$/.exec(connection.id)?.[1];
   if (!portalId) throw new InputError('settings.portalId', `is required (or a connection id of the form hubspot-<portalId>, got ${connection.id})`);
-  const isOAuth = creds.data.refreshToken !== undefined;
+  const isOAuth = credentials.refreshToken !== undefined;
   const tier: RateTier = s.rateTier ?? (isOAuth ? 'oauth' : 'private-standard');
   return {
-    credentials: creds.data,
+    credentials,
     settings: {
       portalId,
       timeZone: s.timeZone,

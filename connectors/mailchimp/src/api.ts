@@ -304,8 +304,4 @@ export class MailchimpApi {
     return this.call('campaign recipients', 'read', SentToPageSchema, (c) => c.reports.getCampaignRecipients(campaignId, { count: opts.count, offset: opts.offset, fields }));
   }
 
-  /** Whether an error means "wait and try the whole thing later" (the sync pipeline retries the chunk). */
-  static isRetryable(error: unknown): boolean {
-    return error instanceof MailchimpError && shouldRetry(error);
-  }
 }
