@@ -14,6 +14,7 @@ export { isNonPublicAddress } from './checks/mail-hosts';
 export { startEngineServer, type EngineServer, type EngineServerOptions } from './server/start';
 export { createEngineApp, OPENAPI_PATH, type EngineAppDeps } from './server/app';
 export { engineAnswer, ENGINE_CHECK_FIELDS } from './server/answer';
+export { externalServicesDescription, EXTERNAL_SERVICES_DESCRIPTION_PATH } from './server/external-services';
 export { postmanCollection, POSTMAN_API_KEY_VARIABLE, type PostmanCollection } from './server/postman';
 export { KeyStore, DEFAULT_LIMITS, LAST_USED_PRECISION_MS, hashKey, openKeyStore, quotaResetAt, type KeyRecord, type AccountLimits, type AccountUsage } from './server/key-store';
 export { EngineMetrics } from './server/metrics';

@@ -5,6 +5,7 @@ import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { normalizeEmail, type CredentialThrottle, type Logger, type Verifier } from '@verify-hub/core';
 import { engineAnswer } from './answer';
+import { EXTERNAL_SERVICES_DESCRIPTION_PATH, externalServicesDescription } from './external-services';
 import { IdempotencyStore } from './idempotency';
 import type { KeyRecord, KeyStore } from './key-store';
 import type { EngineMetrics } from './metrics';
@@ -44,7 +45,8 @@ const epochSeconds = (ms: number) => String(Math.ceil(ms / 1000));
 
 /**
  * The engine's HTTP API (DESIGN.md §1): `GET /api/v1/verify` behind `X-API-Key`, per-account rate limit
- * and monthly quota with `X-RateLimit-*` headers on every authenticated answer, `/openapi.yaml` and the
+ * and monthly quota with `X-RateLimit-*` headers on every authenticated answer, `/openapi.yaml` (and its
+ * verify operation for Salesforce External Services, `/openapi.external-services.json`) and the
  * Postman collection made from it (`/postman.json`), `/healthz` and `/metrics`. Every answer is described
  * by openapi.yaml, and the engine tests validate each one they get against it.
  */
@@ -73,6 +75,12 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
 
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(openapi);
+  });
+
+  // The verify operation as Salesforce External Services registers it (a Flow action): see external-services.ts.
+  const externalServices = externalServicesDescription(openapi);
+  app.get(EXTERNAL_SERVICES_DESCRIPTION_PATH, (_req, res) => {
+    res.json(externalServices);
   });
 
   // Generated from the description at the first request, then kept (the converter takes a few hundred ms).
@@ -255,5 +263,5 @@ function emailProblem(email: unknown): string | null {
 }
 
 function routeLabel(req: Request): string {
-  return ['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml', '/postman.json'].includes(req.path) ? req.path : 'other';
+  return ['/api/v1/verify', '/healthz', '/metrics', '/openapi.yaml', EXTERNAL_SERVICES_DESCRIPTION_PATH, '/postman.json'].includes(req.path) ? req.path : 'other';
 }

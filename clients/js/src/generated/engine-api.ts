@@ -81,6 +81,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.external-services.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verify operation for Salesforce External Services
+         * @description The verify operation of this description as Salesforce External Services registers it, for a Flow
+         *     action: the same path, parameters and answer bodies, without response headers (External Services
+         *     does not support them) and without the other operations. Authentication comes from the Salesforce
+         *     Named Credential, so the document names none.
+         */
+        get: operations["externalServicesDescription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/postman.json": {
         parameters: {
             query?: never;
@@ -619,6 +642,37 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+        };
+    };
+    externalServicesDescription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An OpenAPI 3.0 document, as JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OpenAPI version, 3.0.x. */
+                        openapi: string;
+                        /** @description Title, version and licence. */
+                        info: Record<string, never>;
+                        /** @description The verify operation. */
+                        paths: Record<string, never>;
+                        /** @description The schemas and examples the verify operation uses. */
+                        components?: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
