@@ -2,6 +2,7 @@ import { VerifyHubError, type EventJournal, type EventJournalEntry, type Logger 
 import type { Connection } from 'jsforce';
 import { StreamingExtension } from 'jsforce/api/streaming';
 import { CDC_CHANNELS, readChange, type CdcObject } from './cdc-events';
+import { SalesforceErrors } from './errors';
 
 /** The org's edition has no Change Data Capture (Professional): the channel does not exist for it. */
 export class ChangeDataCaptureUnavailableError extends VerifyHubError {
@@ -204,7 +205,7 @@ export class CdcJournal implements EventJournal {
       const authFailure = new StreamingExtension.AuthFailure(() => settle(new StreamingAuthError('Salesforce refused the session for the Streaming API (expired or revoked)')));
       const client = connection.streaming.createClient([new StreamingExtension.Replay(channel, replayId), authFailure]) as unknown as FayeClient;
       session.clients.push(client);
-      const timer = setTimeout(() => settle(new VerifyHubError(`Salesforce did not answer the subscription to ${channel} in time`, { retryable: true })), this.options.subscribeTimeoutMs ?? 30_000);
+      const timer = setTimeout(() => settle(new SalesforceErrors.TransientError(`Salesforce did not answer the subscription to ${channel} in time`)), this.options.subscribeTimeoutMs ?? 30_000);
       const subscription = client.subscribe(channel, (message) => {
         session.buffer.push({ object, message });
         session.wake?.();

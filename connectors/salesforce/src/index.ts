@@ -10,3 +10,6 @@ export { readPlan, validatedWhere } from './soql';
 export { PERMISSION_SET } from './schema';
 export { REST_PAGE, BULK_PAGE, COLLECTION_SIZE, estimateCalls } from './allowance';
 export { jwtAssertion, pkceChallenge, pkceVerifier } from './oauth';
+export { EXTERNAL_SERVICES_RULES, externalServicesProblems, type ExternalServicesProblem, type ExternalServicesRule } from './external-services-rules';
+export { CDC_CHANNELS, CDC_OBJECTS, HUB_CLIENT_ID, readChange, type CdcObject, type ReadChange } from './cdc-events';
+export { CdcJournal, ChangeDataCaptureUnavailableError, StreamingAuthError, type CdcJournalOptions } from './cdc-journal';
