@@ -62,6 +62,7 @@ describe('Salesforce connector against the fake org', () => {
     for (let i = 0; i < 300; i++) fake.add('Lead', `l${i}@example.com`);
     fake.add('Lead', 'converted@example.com', { IsConverted: true });
     fake.add('Contact', null);
+    expect(await connector.estimateTotal(parseScope('all'))).toBe(4800);
     const { contacts } = await pullAll(connector, 'all');
     expect(contacts).toHaveLength(4800);
     expect(new Set(contacts.map((c) => c.id)).size).toBe(4800);

@@ -54,6 +54,11 @@ export class SalesforceConnector implements Connector {
     return this.puller.pull(readPlan(scope, this.settings.objects), cursor);
   }
 
+  /** The records the scope reads, counted by Salesforce (one `COUNT()` query per object). */
+  estimateTotal(scope: Scope): Promise<number> {
+    return this.puller.count(readPlan(scope, this.settings.objects));
+  }
+
   /** The records as stored now: a replayed write and a change event compare with these. */
   pullByIds(ids: string[]): Promise<Contact[]> {
     return this.puller.byIds(ids);

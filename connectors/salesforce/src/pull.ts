@@ -69,6 +69,14 @@ export class SalesforcePuller {
     return { ...(await this.toPage(object, read.records)), ...(next ? { next: JSON.stringify({ ...next, ...carried }) } : {}) };
   }
 
+  /** How many records the scope reads: a `COUNT()` per object (the run's progress denominator). */
+  async count(plan: ReadPlan): Promise<number> {
+    const resolved = await this.resolvePlan(plan.sinceLastRun && this.session.changedWatermark ? { ...plan, since: this.session.changedWatermark } : plan);
+    let total = 0;
+    for (const object of resolved.objects) total += (await this.query(`SELECT COUNT() FROM ${object} WHERE ${conditionOf(object, resolved)}`)).totalSize;
+    return total;
+  }
+
   /** A run's first cursor: a `changed` run fixes its lower bound (the connection's watermark) and the watermark it will save. */
   private firstCursor(plan: ReadPlan): Cursor {
     if (!plan.sinceLastRun) return { mode: 'start', o: 0 };
