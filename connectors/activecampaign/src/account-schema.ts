@@ -69,6 +69,8 @@ export function remember(key: string, schema: AccountSchema): AccountSchema {
 
 export async function knownSchema(key: string, client: ActivecampaignClient): Promise<AccountSchema> {
   const held = recent.get(key);
-  if (held && Date.now() - held.at < SCHEMA_TTL_MS) return held.schema;
+  // An incomplete set (setup not run yet when it was found) is looked up again, not kept ten minutes.
+  const complete = held && held.schema.fieldIds.size === EV_FIELDS.length && held.schema.tagIds.size === RISK_TAGS.length;
+  if (held && complete && Date.now() - held.at < SCHEMA_TTL_MS) return held.schema;
   return remember(key, await discoverSchema(client));
 }

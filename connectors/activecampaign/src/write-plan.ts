@@ -20,8 +20,19 @@ export interface WritePlan {
   unchanged: string[];
 }
 
-/** Whether a contact was read from ActiveCampaign (so its stored values and tags are known). */
-export const wasRead = (result: ContactResult): boolean => typeof (result.contact.payload as Partial<ContactPayload> | undefined)?.contactTags === 'object';
+const contactTagsOf = (result: ContactResult) => (result.contact.payload as Partial<ContactPayload> | undefined)?.contactTags;
+
+/**
+ * Whether a contact was read from ActiveCampaign, so its stored values and tags are known: its `tags`
+ * and, for each risk tag it carries, the contactTag id to remove it by. The host may refresh `current`
+ * and `tags` alone (a replayed chunk reads its contacts again), leaving `payload` as first read: a
+ * contact whose tags and ids disagree is read again before it is planned.
+ */
+export function wasRead(result: ContactResult): boolean {
+  const ids = contactTagsOf(result);
+  if (typeof ids !== 'object' || !Array.isArray(result.contact.tags)) return false;
+  return result.contact.tags.every((name) => !isRiskTag(name) || name in ids);
+}
 
 /**
  * Pure: decides what each result needs written. A contact carries exactly one risk tag: the one of its
@@ -31,13 +42,13 @@ export const wasRead = (result: ContactResult): boolean => typeof (result.contac
 export function planWrites(results: ContactResult[]): WritePlan {
   const plan: WritePlan = { changes: [], unchanged: [] };
   for (const { contact, verification } of results) {
-    const held = (contact.payload as ContactPayload).contactTags;
+    // `tags` is what the contact carries now (the host may have refreshed it); the payload gives the ids.
+    const ids = (contact.payload as ContactPayload).contactTags;
+    const held = (contact.tags ?? []).filter(isRiskTag);
     const wanted = riskTag(verification.risk);
     const fields = changedValues(contact.current, evFieldValues(verification));
-    const removeTags = Object.entries(held)
-      .filter(([name]) => isRiskTag(name) && name !== wanted)
-      .map(([name, contactTagId]) => ({ name, contactTagId }));
-    const addTag = wanted in held ? undefined : wanted;
+    const removeTags = held.filter((name) => name !== wanted).map((name) => ({ name, contactTagId: ids[name]! }));
+    const addTag = held.includes(wanted) ? undefined : wanted;
     if (Object.keys(fields).length === 0 && !addTag && removeTags.length === 0) {
       plan.unchanged.push(contact.id);
       continue;
