@@ -103,7 +103,7 @@ describe('credit limit on a multi-page platform run', () => {
 
   it('the same on Mailchimp (pages of 1,000 members): a cap of 1,500 on 4,000 spends exactly 1,500, and a resume completes the rest', async () => {
     const { FakeMailchimp } = await import('../fakes/mailchimp');
-    const { mailchimpConnectorFactory } = await import('@verify-hub/connector-mailchimp');
+    const { mailchimpPlatform } = await import('@verify-hub/connector-mailchimp');
     const key = `${'c'.repeat(32)}-us1`;
     const mailchimp = await new FakeMailchimp({ latencyMs: 1 }).start();
     mailchimp.addAccount(key, { dc: 'us1' });
@@ -111,7 +111,7 @@ describe('credit limit on a multi-page platform run', () => {
     mailchimp.addMembers('capl', Array.from({ length: 4000 }, (_, i) => ({ email: `member.${i}@cap.example.com` })));
     const engine = new FakeEngine({ latencyMs: 2 });
     await engine.start();
-    const pipeline = platformPipeline('vhcapmc', { mailchimp: mailchimpConnectorFactory }, { chunkConcurrency: 4, verifyConcurrency: 10, creditWaitMs: 100 });
+    const pipeline = platformPipeline('vhcapmc', { mailchimp: mailchimpPlatform }, { chunkConcurrency: 4, verifyConcurrency: 10, creditWaitMs: 100 });
     const workers = pipeline.startWorkers({ verifier: new EngineClient({ baseUrl: engine.url, apiKey: engine.apiKey }) });
     try {
       await pipeline.connections!.save({
