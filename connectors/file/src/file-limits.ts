@@ -45,14 +45,15 @@ const CENTRAL_DIRECTORY_SIGNATURE = 0x02014b50;
  * Measures an .xlsx archive against `FILE_LIMITS` from its central directory, checks that no bytes
  * hide between its entries (a streaming reader would find an entry the directory does not list),
  * then expands each entry into nothing, so a declared size that lies is caught. Throws
- * `FileLimitError`; a file that is not a zip archive is left to the reader to refuse.
+ * `FileLimitError`; a file that is not a zip archive is left to the reader to refuse (`undefined`).
+ * Returns the names of the archive's parts, in the order they are stored.
  */
-export async function checkXlsxArchive(path: string, limits = FILE_LIMITS): Promise<void> {
+export async function checkXlsxArchive(path: string, limits = FILE_LIMITS): Promise<string[] | undefined> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
   } catch {
-    return;
+    return undefined;
   }
   try {
     if (zip.entryCount > limits.xlsxEntries) throw new FileLimitError(`the workbook holds ${zip.entryCount} parts, over the limit of ${limits.xlsxEntries}`);
@@ -76,6 +77,7 @@ export async function checkXlsxArchive(path: string, limits = FILE_LIMITS): Prom
         throw new FileLimitError(`a part of the workbook (${entry.fileName.slice(0, 100)}) is not what its archive says: ${(error as Error).message}`);
       }
     }
+    return [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader).map((entry) => entry.fileName);
   } finally {
     zip.close();
   }
