@@ -1,7 +1,7 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { normalizeEmail, type Connector, type Verifier } from '@verify-hub/core';
+import { normalizeEmail, type Verifier } from '@verify-hub/core';
 import { processChunk, type ChunkOutcome } from './chunk-processor';
-import type { ReportRow, RunRecord } from './contracts';
+import type { ReportRow } from './contracts';
 import { syncMetrics } from './metrics';
 import type { PipelineContext } from './pipeline-context';
 import { lookedNotes } from './looked-notes';
@@ -23,7 +23,7 @@ export class ChunkWorker {
     if (run.status === 'paused') return this.pauses.park(job, token);
     if (await store.isPageDone(data.runId, data.pageIndex)) return;
     const epoch = await store.resumeEpoch(data.runId);
-    const connector = await this.runConnector(run);
+    const connector = await this.ctx.runConnector(run);
     if (!connector) return;
     const unique = new Set(data.contacts.map((c) => normalizeEmail(c.email)).filter((n) => n.ok).map((n) => (n as { normalized: string }).normalized));
     const carriedBillable = (data.carry ?? []).filter((v) => v.billable).length;
@@ -119,18 +119,6 @@ export class ChunkWorker {
     // Held by others (or given back meanwhile): ask again shortly, no attempt spent.
     await job.moveToDelayed(Date.now() + Math.round(settings.creditWaitMs * (0.5 + Math.random())), token);
     throw new DelayedError();
-  }
-
-  /**
-   * The connector of a run's stored connection; a connection deleted meanwhile cancels the run (it
-   * would go on using a platform the user disconnected), and undefined is returned.
-   */
-  private async runConnector(run: RunRecord): Promise<Connector | undefined> {
-    if (run.connectionId && !(await this.ctx.connectionStore().get(run.connectionId))) {
-      await this.ctx.finishAs(run.id, 'cancelled', `its connection ${run.connectionId} was deleted`);
-      return undefined;
-    }
-    return this.ctx.connectorFor(run.platform, run.connectionId);
   }
 
   /**

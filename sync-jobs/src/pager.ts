@@ -54,7 +54,8 @@ export class Pager {
     if (run.status === 'queued') await store.transition(runId, 'running', ['queued']);
     // A run paused while queued is resumed to `running` without passing here as `queued`.
     if (!run.startedAt) await store.setFields(runId, { startedAt: new Date().toISOString() });
-    const connector = await this.ctx.connectorFor(run.platform, run.connectionId);
+    const connector = await this.ctx.runConnector(run);
+    if (!connector) return;
     const saved = await store.progress(runId);
     let { pages: pageIndex, cursor, pagesDone } = saved;
     if (saved.pagingDone) return void (await this.ctx.completeIfDone(runId));
@@ -113,8 +114,8 @@ export class Pager {
     const run = await store.get(runId);
     const cursor = await store.pageCursor(runId, pageIndex);
     if (!run || cursor === null) return false;
-    const connector = await this.ctx.connectorFor(run.platform, run.connectionId);
-    if (isSingleWriter(connector)) return false;
+    const connector = await this.ctx.runConnector(run);
+    if (!connector || isSingleWriter(connector)) return false;
     const page = await this.pullPage(run, connector, cursor);
     const jobId = jobIds.chunk(runId, pageIndex);
     // A job under the same id (completed without counting) would make the add a no-op.

@@ -100,6 +100,21 @@ export class PipelineContext {
   }
 
   /**
+   * The connector of a run's stored connection. A connection deleted meanwhile cancels the run (it would
+   * go on using a platform the user disconnected) and gives undefined: the pager and the chunks ask
+   * here alike, so whichever meets the deletion first cancels, and none fails the run for it.
+   */
+  async runConnector(run: Pick<RunRecord, 'id' | 'platform' | 'connectionId'>): Promise<Connector | undefined> {
+    if (!run.connectionId) return this.connectorFor(run.platform);
+    const connection = await this.connectionStore().get(run.connectionId);
+    if (!connection) {
+      await this.finishAs(run.id, 'cancelled', `its connection ${run.connectionId} was deleted`);
+      return undefined;
+    }
+    return this.connectorOf(connection);
+  }
+
+  /**
    * The cache a run's chunks and re-checks use: its freshness window, and each result stored the
    * moment it is bought together with the run's credits counter, so a replayed chunk never buys it
    * again and the run's credits equal what the engine billed, whatever dies when.

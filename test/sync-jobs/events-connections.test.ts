@@ -115,6 +115,22 @@ describe('connections during a run', () => {
     }
   });
 
+  it('a connection deleted before its run is paged cancels the run, whichever worker meets the deletion first', async () => {
+    const t = await refreshingWorld();
+    await t.store.save(t.record('r-3', 'refreshing'));
+    const run = await t.pipeline.start({ platform: 'refreshing', connectionId: 'r-3', scope: 'all' });
+    await t.store.delete('r-3'); // before any worker runs: the pager meets it, not a chunk
+    const workers = t.pipeline.startWorkers();
+    try {
+      const done = await waitForStatus(t.pipeline, run.id, ['completed', 'failed', 'cancelled']);
+      expect({ status: done.status, reason: done.statusReason }).toEqual({ status: 'cancelled', reason: 'its connection r-3 was deleted' });
+      expect(t.source().pulls).toBe(0); // nothing was read for the deleted connection
+    } finally {
+      await workers.close();
+      await t.done();
+    }
+  });
+
   it('a connection deleted mid-run stays deleted (a refresh does not bring it back) and its run is cancelled', async () => {
     const t = await refreshingWorld();
     await t.store.save(t.record('r-2', 'refreshing'));
