@@ -21,8 +21,8 @@ const lacksScope = (error: unknown) => error instanceof AuthError && (error as V
 /**
  * Which scopes the credentials hold, asked of Klaviyo itself (a private key's scopes cannot be read
  * back): one cheap read per read scope, and for each write scope a job with no profiles, which
- * Klaviyo refuses as empty (400) when the scope is held and as forbidden (403) when it is not. No
- * profile is read in full, and nothing is written.
+ * changes nothing: answered as empty (400, or an empty job) when the scope is held and as forbidden
+ * (403) when it is not. No profile is read in full, and nothing is written.
  */
 export async function probeScopes(api: KlaviyoApi): Promise<{ missing: string[]; optionalMissing: string[] }> {
   const missing: string[] = [];
