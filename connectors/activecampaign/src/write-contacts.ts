@@ -60,10 +60,18 @@ export async function writeContacts(client: ActivecampaignClient, limiters: Writ
   return { written: plan.changes.filter((c) => !failedIds.has(c.contactId)).length, unchanged: plan.unchanged, failed };
 }
 
-/** Addresses of the contacts an import created that are not the contacts it was sent for. */
+/**
+ * Addresses of the contacts an import created that are not the contacts it was sent for. Asked after
+ * the import is applied: a failure here is not thrown (the host would import the batch again), the
+ * new contacts then go unreported.
+ */
 async function strayAddresses(client: ActivecampaignClient, schema: AccountSchema, created: string[], sent: ContactChange[]): Promise<Set<string>> {
   const sentIds = new Set(sent.map((c) => c.contactId));
   const unexpected = created.filter((id) => !sentIds.has(id));
   if (!unexpected.length) return new Set();
-  return new Set((await contactsById(client, schema, unexpected)).map((c) => c.email.toLowerCase()));
+  try {
+    return new Set((await contactsById(client, schema, unexpected)).map((c) => c.email.toLowerCase()));
+  } catch {
+    return new Set();
+  }
 }
