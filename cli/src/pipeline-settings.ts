@@ -20,6 +20,8 @@ export function pipelineSettings(config: Config, verifier?: Verifier): SyncPipel
     freshnessDays: config.VERIFY_HUB_FRESHNESS_DAYS,
     retentionDays: config.VERIFY_HUB_RETENTION_DAYS,
     eventCoalesceMs: config.VERIFY_HUB_EVENT_COALESCE_MS,
+    lockDurationMs: config.VERIFY_HUB_JOB_LOCK_MS,
+    stalledIntervalMs: config.VERIFY_HUB_STALLED_INTERVAL_MS,
     recheckDelaysMs: config.VERIFY_HUB_RECHECK_DELAYS ? parseRecheckDelays(config.VERIFY_HUB_RECHECK_DELAYS) : undefined,
     secretKey: config.HUB_SECRET_KEY,
     config,

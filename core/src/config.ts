@@ -89,6 +89,14 @@ export const ConfigSchema = z.strictObject({
    * verified within a second or two (a platform that delivers each contact once, like a Klaviyo flow webhook).
    */
   VERIFY_HUB_EVENT_COALESCE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  /**
+   * How long a worker's hold on a run's job lasts unrenewed (default 30 s, BullMQ's) and how often dead
+   * holders are looked for (default 30 s): a worker killed mid-run has its jobs taken back after about
+   * both. Shorter hands them over sooner, at the cost of more Redis calls; a hold must outlast the
+   * longest pause of a busy worker's event loop, so keep it at several seconds.
+   */
+  VERIFY_HUB_JOB_LOCK_MS: z.coerce.number().int().min(2_000).max(600_000).optional(),
+  VERIFY_HUB_STALLED_INTERVAL_MS: z.coerce.number().int().min(1_000).max(600_000).optional(),
   VERIFY_HUB_RECHECK_DELAYS: z.string().regex(/^\s*\d+(\.\d+)?[smhd](\s*,\s*\d+(\.\d+)?[smhd])*\s*$/, 'must be a comma-separated list like 30m,2h,8h,24h,5d').optional(),
   /** What 1,000 credits cost (for example 1.20): estimates and runs show money beside credits; unset, credits only. */
   VERIFY_HUB_PRICE_PER_1000: z

@@ -91,6 +91,9 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
       BREVO_API_KEY: fake.apiKey,
       // Brevo sends a contact's list addition and update once each: a short coalescing window (5 s unless set) for real time.
       VERIFY_HUB_EVENT_COALESCE_MS: '300',
+      // A killed worker's chunks go to the other after about 8 + 3 s instead of BullMQ's 30 + 30.
+      VERIFY_HUB_JOB_LOCK_MS: '8000',
+      VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
       LOG_LEVEL: 'silent',
     };
     start(['serve', '--no-workers', '--port', String(port), '--host', '127.0.0.1']);

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { pipelineSettings } from '../../cli/src/pipeline-settings';
 import { configSecret, configUrl, ConfigError, createLocalLimiter, createLogger, definePlatform, InputError, loadConfig, platformEnvironment, SecretBox, secretConfigNames } from '@verify-hub/core';
 
 describe('loadConfig', () => {
@@ -25,6 +26,13 @@ describe('loadConfig', () => {
     expect((err as Error).message).not.toContain('short-secret-value');
     expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/^REDIS_URL: must be a URL/);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT: /);
+  });
+  it("hands the run workers' job hold settings to the pipeline, and refuses a hold too short to outlast a busy event loop", () => {
+    const settings = pipelineSettings(loadConfig({ VERIFY_HUB_JOB_LOCK_MS: '5000', VERIFY_HUB_STALLED_INTERVAL_MS: '2000' }));
+    expect({ lock: settings.lockDurationMs, stalled: settings.stalledIntervalMs }).toEqual({ lock: 5000, stalled: 2000 });
+    // Unset: BullMQ's defaults (jobHoldOptions leaves them out).
+    expect(pipelineSettings(loadConfig({})).lockDurationMs).toBeUndefined();
+    expect(() => loadConfig({ VERIFY_HUB_JOB_LOCK_MS: '500' })).toThrow(/^VERIFY_HUB_JOB_LOCK_MS: /);
   });
 });
 
