@@ -158,6 +158,17 @@ describe('Pipedrive connector', () => {
     expect(fake.calls.length).toBe(calls);
   });
 
+  it('a 429 whose reset is hours away (a spent budget said without the daily header) is a QuotaError, not a wait', async () => {
+    fake.limits.burstLimit = 1;
+    fake.limits.windowMs = 3_600_000;
+    const first = connectorFor(fake, tokenRecord(fake, { burstLimit: 1000 })).connector;
+    const second = connectorFor(fake, tokenRecord(fake, { burstLimit: 1000 })).connector;
+    await first.api.persons({});
+    const refused = await second.api.persons({}).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(QuotaError);
+    expect((refused as QuotaError).resetAt).toBeGreaterThan(Date.now() + 3_000_000);
+  });
+
   it('a person gone before its write is a failure of that person, not of the batch', async () => {
     fake.seed(3, (i) => [`p${i}@example.com`]);
     const [page] = await allPages();

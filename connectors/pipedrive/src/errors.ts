@@ -9,6 +9,9 @@ import { RateWindow, nextUtcMidnight } from './rate-window';
  */
 export const PipedriveErrors = platformErrorKinds('pipedrive');
 
+/** Past this, a 429's reset cannot be the burst window's. */
+export const LONGEST_BURST_RESET_MS = 60_000;
+
 export const RECONNECT_WORDS = 'reconnect Pipedrive (`verify-hub pipedrive connect`, or Connections in the dashboard)';
 
 /** What Pipedrive says in an error body (`{ success: false, error, error_info }`), kept short and free of secrets. */
@@ -39,6 +42,11 @@ export function pipedriveFailure(error: AxiosError, what: string, window: RateWi
     }
     const retryAfter = Number(response.headers['retry-after']);
     const resetAt = window.resetAt ?? now + (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 2) * 1000;
+    // A 2-second window never resets a minute away: a refusal that does is the day's budget, said
+    // without `x-daily-requests-left` (which Pipedrive sends on some answers only). It pauses the run.
+    if (resetAt - now > LONGEST_BURST_RESET_MS) {
+      return new PipedriveErrors.QuotaError(`Pipedrive refused ${what} until ${new Date(resetAt).toISOString()} (429): the company's daily API budget is spent`, { resetAt }, { status });
+    }
     return new PipedriveErrors.RateLimitError(`Pipedrive's 2-second rate window is spent (429 to ${what}${words})`, { resetAt: Math.max(resetAt, now + 100) }, { status });
   }
   if (status >= 500) return new PipedriveErrors.TransientError(`Pipedrive answered ${status} to ${what}`, { status });
