@@ -80,6 +80,8 @@ describe('Pipedrive acceptance (serve and worker processes)', () => {
     env = {
       REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40), HUB_ADMIN_TOKEN: ADMIN,
       VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', PIPEDRIVE_API_BASE: fake.url, VERIFY_HUB_EVENT_COALESCE_MS: '100',
+      // The killed worker's chunks go to the other after about 8 + 3 s instead of BullMQ's 30 + 30.
+      VERIFY_HUB_JOB_LOCK_MS: '8000', VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
     };
     serve = cli(['serve', '--port', '0', '--host', '127.0.0.1', '--no-workers'], env);
     await until(async () => /open (http:\/\/\S+?)\/?\s/.exec(serve.stderr()), (m) => Boolean(m), 60_000);
