@@ -18,7 +18,7 @@ import { registerHubWebhook } from './webhook-registration';
 const EXIT_FAILED = 1;
 const urlOption = { flags: '--url <apiUrl>', description: 'the account API URL (Settings > Developer), like https://youraccount.api-us1.com', required: true };
 
-function tokenOf(config: Config): string {
+function envToken(config: Config): string {
   const token = activecampaignEnvironment.read(config).ACTIVECAMPAIGN_API_TOKEN;
   if (!token) throw new ConfigError('ACTIVECAMPAIGN_API_TOKEN', 'is required (Settings > Developer in ActiveCampaign)');
   return token;
@@ -41,7 +41,7 @@ const connect: CliCommand = {
   options: [urlOption, { flags: '--label <text>', description: 'a name to show for the connection' }],
   async run(_args, options, context) {
     const opened = await context();
-    const { record } = await connectionFromToken(activecampaignEnvironment.read(opened.config), { apiUrl: String(options.url), apiToken: tokenOf(opened.config), label: options.label as string | undefined });
+    const { record } = await connectionFromToken(activecampaignEnvironment.read(opened.config), { apiUrl: String(options.url), apiToken: envToken(opened.config), label: options.label as string | undefined });
     await opened.connections!.save(record);
     console.log(`stored connection ${record.id} (${record.label})`);
     await registerOrPrint(opened, record, (line) => console.log(line));
@@ -65,7 +65,7 @@ const setup: CliCommand = {
       platform: 'activecampaign',
       label: 'ActiveCampaign (ACTIVECAMPAIGN_API_TOKEN)',
       createdAt: new Date().toISOString(),
-      credentials: { apiToken: tokenOf(opened.config) },
+      credentials: { apiToken: envToken(opened.config) },
       settings: { apiUrl: account.origin },
     };
     const client = oneOffClient(record, env);

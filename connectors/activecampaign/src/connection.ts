@@ -3,7 +3,7 @@ import { InputError, PlatformRejectedError, TransientError, createLocalLimiter, 
 import { parseAccountUrl, type AccountUrl } from './account-url';
 import { ActivecampaignClient } from './api-client';
 import type { ActivecampaignEnvironment } from './environment';
-import { ActivecampaignErrors, ActivecampaignNotFoundError, ActivecampaignRequestError } from './errors';
+import { ActivecampaignErrors, ActivecampaignRequestError } from './errors';
 import { Me } from './responses';
 import { ActivecampaignSettings, activecampaignConnectionId } from './settings';
 
@@ -43,7 +43,7 @@ export async function connectionFromToken(environment: ActivecampaignEnvironment
     await client.call('GET', '/users/me', Me);
   } catch (error) {
     if (error instanceof ActivecampaignErrors.AuthError) throw new PlatformRejectedError('apiToken', 'apiToken: ActiveCampaign refused this API token: copy it from Settings > Developer');
-    if (error instanceof ActivecampaignNotFoundError || error instanceof ActivecampaignRequestError) throw new PlatformRejectedError('apiUrl', 'apiUrl: this address answered, but not as an ActiveCampaign API: copy the URL from Settings > Developer');
+    if (error instanceof ActivecampaignRequestError) throw new PlatformRejectedError('apiUrl', 'apiUrl: this address answered, but not as an ActiveCampaign API: copy the URL from Settings > Developer');
     if (error instanceof TransientError && error.status === undefined) throw new PlatformRejectedError('apiUrl', `apiUrl: ActiveCampaign could not be reached at ${account.origin}: check the URL (Settings > Developer)`);
     throw error;
   }
