@@ -1,15 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { Queue } from 'bullmq';
 import { createMcpHttpHandler } from '@verify-hub/mcp';
-import { createHubApp, type HubApp, type HubAppDeps } from '@verify-hub/webhooks-in';
-import { FakeRunService } from '../webhooks-in/fake-run-service';
-import { captureLogs } from '../webhooks-in/harness';
+import type { HubApp, HubAppDeps } from '@verify-hub/webhooks-in';
+import type { FakeRunService } from '../webhooks-in/fake-run-service';
+import { captureLogs, testHubApp } from '../webhooks-in/harness';
 
 export { captureLogs };
 
@@ -34,19 +30,12 @@ export async function startHub(redis: Redis, prefix: string, adminToken: string,
   const server: Server = createServer((req, res) => app(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const uploadDir = mkdtempSync(join(tmpdir(), 'vh-security-'));
   const logs = captureLogs();
-  const runs = new FakeRunService();
   const mcp = createMcpHttpHandler({ engineUrl: engineUrl ?? 'http://127.0.0.1:9' });
-  const hub = createHubApp({
-    runs,
-    redis,
+  const { hub, runs, dispose } = testHubApp(redis, prefix, {
     adminToken,
-    uploadDir,
-    keyPrefix: prefix,
     logger: logs.logger,
     publicUrl: base,
-    delivery: { enabled: false },
     ingest: { queueName: `test-security-ingest-${randomUUID()}`, worker: false },
     mcpSignIn: { engineKey: engineKey ?? 'engine-key-of-the-hub-000000' },
     mounts: [{ path: '/mcp', handler: (req, res) => void mcp(req, res) }],
@@ -60,13 +49,7 @@ export async function startHub(redis: Redis, prefix: string, adminToken: string,
     logs: logs.lines,
     async close() {
       await new Promise((resolve) => server.close(resolve));
-      await hub.close();
-      const connection = redis.duplicate();
-      const queue = new Queue(hub.ingest.queue.name, { connection });
-      await queue.obliterate({ force: true });
-      await queue.close();
-      await connection.quit();
-      rmSync(uploadDir, { recursive: true, force: true });
+      await dispose();
     },
   };
 }

@@ -34,11 +34,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A hub app over a fake RunService and the test Redis, with its own key prefix and upload folder. */
-export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promise<Harness> {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const runs = (overrides.runs as FakeRunService | undefined) ?? new FakeRunService();
-  const prefix = `test:hub:${randomUUID()}:`;
+/**
+ * The hub app every hub test builds (this harness and test/security's listening hub): a fake RunService
+ * unless one is given, the test Redis under `prefix`, its own upload folder and ingest queue. `dispose`
+ * closes it and removes both; the caller's Redis keys and connection are its own to clean.
+ */
+export function testHubApp(redis: Redis, prefix: string, deps: Partial<HubAppDeps>): { hub: HubApp; runs: FakeRunService; uploadDir: string; dispose(): Promise<void> } {
+  const runs = (deps.runs as FakeRunService | undefined) ?? new FakeRunService();
   const uploadDir = mkdtempSync(join(tmpdir(), 'vh-hub-'));
   const hub = createHubApp({
     runs,
@@ -49,15 +51,13 @@ export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promis
     logger: silentLogger,
     delivery: { enabled: false },
     ingest: { queueName: `test-hub-ingest-${randomUUID()}`, backoffMs: 50, attempts: 5 },
-    ...overrides,
+    ...deps,
   });
   return {
     hub,
     runs,
-    redis,
-    prefix,
     uploadDir,
-    async close() {
+    async dispose() {
       await hub.close();
       // The app's own queue connection is closed now (a test may have shut the app down): a fresh handle cleans up.
       const connection = redis.duplicate();
@@ -65,10 +65,27 @@ export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promis
       await ingestQueue.obliterate({ force: true });
       await ingestQueue.close();
       await connection.quit();
+      rmSync(uploadDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A hub app over a fake RunService and the test Redis, with its own key prefix and upload folder. */
+export async function createHarness(overrides: Partial<HubAppDeps> = {}): Promise<Harness> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const prefix = `test:hub:${randomUUID()}:`;
+  const { hub, runs, uploadDir, dispose } = testHubApp(redis, prefix, overrides);
+  return {
+    hub,
+    runs,
+    redis,
+    prefix,
+    uploadDir,
+    async close() {
+      await dispose();
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();
-      rmSync(uploadDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeJournal } from './fake-journal';
 import { FakeWorkflowActions } from './fake-workflow-actions';
+import { unpublishedRequest } from './published-schemas';
 
 /**
  * A fake of the HubSpot CRM API (the parts verify-hub uses), enforcing the real contract so the
@@ -106,6 +107,9 @@ const DATE_PROPS = new Set(['lastmodifieddate', 'createdate', 'hs_email_last_sen
 
 export class FakeHubSpot {
   readonly calls: RecordedCall[] = [];
+  /** The CRM operations called (by published name), and the requests refused for breaking their published schema. */
+  readonly publishedChecked = new Set<string>();
+  readonly unpublished: { operation: string; problem: string }[] = [];
   /** The automation actions API v4 (workflow-action definitions and callbacks). */
   readonly actions = new FakeWorkflowActions();
   /** The webhooks journal (pull-based events), read with a client-credentials token. */
@@ -282,6 +286,7 @@ export class FakeHubSpot {
     app.use(this.journal.router((token) => (token && this.tokens.get(token)?.kind === 'app' ? (this.tokens.get(token)!.scopes ?? []) : undefined)));
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use((req, res, next) => this.limit(req, res, next));
+    app.use((req, res, next) => this.checkPublished(req, res, next));
     app.use(this.actions.callbacksRouter());
     // The published uninstall API: the install of the calling OAuth token's app on its portal (scope oauth).
     app.delete('/appinstalls/v3/external-install', (_req, res) => {
@@ -343,6 +348,16 @@ export class FakeHubSpot {
       call.portalId = res.locals.portalId as string | undefined;
     });
     next();
+  }
+
+  /** A CRM request that breaks its published operation (a query parameter or body member it does not define) is refused as HubSpot would. */
+  private checkPublished(req: Request, res: Response, next: NextFunction): void {
+    const checked = unpublishedRequest(req.method, req.path, req.query as Record<string, unknown>, req.body);
+    if (!checked) return next();
+    this.publishedChecked.add(checked.operation);
+    if (!checked.problem) return next();
+    this.unpublished.push({ operation: checked.operation, problem: checked.problem });
+    error(res, 400, 'VALIDATION_ERROR', `Invalid input JSON: ${checked.problem}`);
   }
 
   private authenticate(req: Request, res: Response, next: NextFunction): void {

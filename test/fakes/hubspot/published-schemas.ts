@@ -114,3 +114,97 @@ export function firstProblem(error: z.ZodError): string {
   const issue = error.issues[0]!;
   return `${issue.path.join('.') || 'body'}: ${issue.message}`;
 }
+
+/*
+ * CRM: Contacts v3, Properties v3 and Lists v3, the operations the connector calls. Two members are
+ * read as HubSpot's search guide shows them rather than as the generated schema marks them (listed in
+ * connectors/hubspot/README.md): `after` (marked required; the guide's first page has none) and
+ * `sorts` (typed as strings; the guide sends `{ propertyName, direction }`).
+ */
+const FILTER_OPERATORS = ['BETWEEN', 'CONTAINS_TOKEN', 'EQ', 'GT', 'GTE', 'HAS_PROPERTY', 'IN', 'LT', 'LTE', 'NEQ', 'NOT_CONTAINS_TOKEN', 'NOT_HAS_PROPERTY', 'NOT_IN'] as const;
+const Filter = z.strictObject({ propertyName: z.string(), operator: z.enum(FILTER_OPERATORS), value: z.string().optional(), values: z.array(z.string()).optional(), highValue: z.string().optional() });
+const SearchSort = z.union([z.string(), z.strictObject({ propertyName: z.string(), direction: z.enum(['ASCENDING', 'DESCENDING']) })]);
+
+/** `PublicObjectSearchRequest`: `POST /crm/v3/objects/contacts/search`. */
+export const PublicObjectSearchRequest = z.strictObject({
+  after: z.string().optional(),
+  filterGroups: z.array(z.strictObject({ filters: z.array(Filter) })).max(6),
+  limit: z.number().int().min(1).max(200),
+  properties: z.array(z.string()),
+  query: z.string().max(3000).optional(),
+  sorts: z.array(SearchSort),
+});
+
+/** `BatchReadInputSimplePublicObjectId`: `POST /crm/v3/objects/contacts/batch/read`. */
+export const BatchReadInputSimplePublicObjectId = z.strictObject({
+  idProperty: z.string().optional(),
+  inputs: z.array(z.strictObject({ id: z.string() })),
+  properties: z.array(z.string()),
+  propertiesWithHistory: z.array(z.string()),
+});
+
+/** `BatchInputSimplePublicObjectBatchInput`: `POST /crm/v3/objects/contacts/batch/update` (property values are strings). */
+export const BatchInputSimplePublicObjectBatchInput = z.strictObject({
+  inputs: z.array(z.strictObject({ id: z.string(), idProperty: z.string().optional(), objectWriteTraceId: z.string().optional(), properties: z.record(z.string(), z.string()) })),
+});
+
+/** `PropertyGroupCreate`: `POST /crm/v3/properties/{objectType}/groups`. */
+export const PropertyGroupCreate = z.strictObject({ name: z.string(), label: z.string(), displayOrder: z.number().int().optional() });
+
+/** `PropertyCreate` (with `OptionInput`): `POST /crm/v3/properties/{objectType}`. */
+export const PropertyCreate = z.strictObject({
+  name: z.string(),
+  label: z.string(),
+  groupName: z.string(),
+  type: z.enum(['bool', 'date', 'datetime', 'enumeration', 'number', 'phone_number', 'string']),
+  fieldType: z.enum(FIELD_TYPES),
+  calculationFormula: z.string().optional(),
+  currencyPropertyName: z.string().optional(),
+  dataSensitivity: z.enum(['highly_sensitive', 'non_sensitive', 'sensitive']).optional(),
+  description: z.string().optional(),
+  displayOrder: z.number().int().optional(),
+  externalOptions: z.boolean().optional(),
+  formField: z.boolean().optional(),
+  hasUniqueValue: z.boolean().optional(),
+  hidden: z.boolean().optional(),
+  numberDisplayHint: z.enum(['currency', 'duration', 'formatted', 'percentage', 'probability', 'unformatted']).optional(),
+  options: z.array(z.strictObject({ label: z.string(), value: z.string(), hidden: z.boolean(), description: z.string().optional(), displayOrder: z.number().int().optional() })).optional(),
+  referencedObjectType: z.string().optional(),
+  showCurrencySymbol: z.boolean().optional(),
+  textDisplayHint: z.enum(['domain_name', 'email', 'ip_address', 'multi_line', 'phone_number', 'physical_address', 'postal_code', 'unformatted_single_line']).optional(),
+});
+
+/** A published CRM operation: its query parameters (any other is refused) and its request body. */
+export interface PublishedOperation {
+  name: string;
+  method: 'GET' | 'POST';
+  path: RegExp;
+  query: string[];
+  body?: z.ZodType;
+}
+
+/** Every CRM operation the connector calls and FakeHubSpot serves, as published. */
+export const CRM_OPERATIONS: PublishedOperation[] = [
+  { name: 'account details', method: 'GET', path: /^\/account-info\/v3\/details$/, query: [] },
+  { name: 'custom property limits', method: 'GET', path: /^\/crm\/v3\/limits\/custom-properties$/, query: [] },
+  { name: 'list property groups', method: 'GET', path: /^\/crm\/v3\/properties\/contacts\/groups$/, query: ['locale'] },
+  { name: 'create property group', method: 'POST', path: /^\/crm\/v3\/properties\/contacts\/groups$/, query: [], body: PropertyGroupCreate },
+  { name: 'list properties', method: 'GET', path: /^\/crm\/v3\/properties\/contacts$/, query: ['archived', 'dataSensitivity', 'locale', 'properties'] },
+  { name: 'create property', method: 'POST', path: /^\/crm\/v3\/properties\/contacts$/, query: [], body: PropertyCreate },
+  { name: 'list contacts', method: 'GET', path: /^\/crm\/v3\/objects\/contacts$/, query: ['after', 'archived', 'associations', 'limit', 'properties', 'propertiesWithHistory'] },
+  { name: 'search contacts', method: 'POST', path: /^\/crm\/v3\/objects\/contacts\/search$/, query: [], body: PublicObjectSearchRequest },
+  { name: 'batch read contacts', method: 'POST', path: /^\/crm\/v3\/objects\/contacts\/batch\/read$/, query: ['archived'], body: BatchReadInputSimplePublicObjectId },
+  { name: 'batch update contacts', method: 'POST', path: /^\/crm\/v3\/objects\/contacts\/batch\/update$/, query: [], body: BatchInputSimplePublicObjectBatchInput },
+  { name: 'list memberships', method: 'GET', path: /^\/crm\/v3\/lists\/[^/]+\/memberships$/, query: ['after', 'before', 'limit'] },
+  { name: 'get list', method: 'GET', path: /^\/crm\/v3\/lists\/[^/]+$/, query: ['includeFilters'] },
+];
+
+/** The first way a request breaks its published operation, or undefined when it conforms (or is not a CRM operation). */
+export function unpublishedRequest(method: string, path: string, query: Record<string, unknown>, body: unknown): { operation: string; problem?: string } | undefined {
+  const operation = CRM_OPERATIONS.find((o) => o.method === method && o.path.test(path));
+  if (!operation) return undefined;
+  const extra = Object.keys(query).find((name) => !operation.query.includes(name));
+  if (extra) return { operation: operation.name, problem: `query: ${extra} is not a published parameter` };
+  const parsed = operation.body?.safeParse(body);
+  return { operation: operation.name, ...(parsed && !parsed.success ? { problem: firstProblem(parsed.error) } : {}) };
+}
