@@ -74,6 +74,9 @@ describe('ActiveCampaign acceptance: spawned serve and workers', () => {
       VERIFY_HUB_REDIS_PREFIX: `test-ac-accept-${randomUUID().slice(0, 8)}`,
       LOG_LEVEL: 'error',
       VERIFY_HUB_EVENT_COALESCE_MS: '100',
+      // The killed worker's chunks are taken back after about 11 s, not BullMQ's 60.
+      VERIFY_HUB_JOB_LOCK_MS: '8000',
+      VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
       ACTIVECAMPAIGN_API_BASE: fake.url,
       ACTIVECAMPAIGN_REQUESTS_PER_SECOND: '50',
       ACTIVECAMPAIGN_IMPORTS_PER_MINUTE: '1000',
