@@ -100,6 +100,9 @@ describe('Klaviyo acceptance (serve, workers, CLI)', () => {
       KLAVIYO_CHANGES_POLL_SECONDS: '1',
       // A flow posts each joining once: a short coalescing window (5 s unless set) for real time.
       VERIFY_HUB_EVENT_COALESCE_MS: '100',
+      // The killed worker's chunks go to the other after about 8 + 3 s instead of BullMQ's 30 + 30.
+      VERIFY_HUB_JOB_LOCK_MS: '8000',
+      VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
       LOG_LEVEL: 'silent',
     };
     start(['serve', '--no-workers', '--port', String(port), '--host', '127.0.0.1']);
