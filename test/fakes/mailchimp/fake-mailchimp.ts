@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { FakeCampaigns } from './fake-campaigns';
 import { deliveryForm, listed, post, webhookFromBody, type ChangeSource, type Delivery, type FakeWebhook, type StoredWebhook, type WebhookEvent } from './fake-webhooks';
+import { unpublishedOperation } from './published-operations';
 
 /**
  * A fake of the Mailchimp Marketing API v3 for tests and benches, enforcing the real contract the
@@ -154,6 +155,9 @@ function project(value: unknown, tree: FieldTree): unknown {
 
 export class FakeMailchimp {
   readonly requests: RecordedRequest[] = [];
+  /** The audience operations called (by published name), and the requests refused for breaking their published description. */
+  readonly publishedChecked = new Set<string>();
+  readonly unpublished: { operation: string; problem: string }[] = [];
   readonly statusChanges: StatusChange[] = [];
   /** Tag calls (direct or in a batch), with their `is_syncing` flag. */
   readonly tagCalls: { listId: string; hash: string; isSyncing: boolean }[] = [];
@@ -527,6 +531,12 @@ export class FakeMailchimp {
 
   /** Routes one operation (a direct request or a `/batches` operation) as `account`. */
   private dispatch(account: Account, credential: string, op: Operation): Reply {
+    const checked = unpublishedOperation(op.method, op.path, op.query, op.body);
+    if (checked) this.publishedChecked.add(checked.operation);
+    if (checked?.problem) {
+      this.unpublished.push({ operation: checked.operation, problem: checked.problem });
+      return problem(400, 'Invalid Resource', `The resource submitted could not be validated: ${checked.problem}`);
+    }
     const parts = op.path.replace(/^\/+/, '').replace(/\/+$/, '').split('/');
     const m = op.method;
     if (parts[0] === 'ping' && m === 'GET') return { status: 200, body: { health_status: "Everything's Chimpy!" } };
