@@ -33,5 +33,6 @@ export function pipelineHost(pipeline: SyncPipeline, verifier: Verifier | undefi
       }),
     disconnectUninstalled: async (connectionId) =>
       pipeline.connections ? disconnectUninstalled(connectionId, { connections: pipeline.connections, runs: pipeline, schedules: pipeline.schedules, logger }) : undefined,
+    startRun: async (request) => ({ id: (await pipeline.start(request)).id }),
   };
 }

@@ -196,6 +196,11 @@ export interface PlatformHost {
   }): { start(): void; close(): Promise<void> };
   /** A connection whose app was uninstalled: disconnected as `verify-hub disconnect` does, nothing asked of the platform. */
   disconnectUninstalled(connectionId: string): Promise<unknown>;
+  /**
+   * Starts a sync run of a stored connection, as `verify-hub sync` does: a platform's poller where the
+   * platform has no change events (a Salesforce edition without Change Data Capture). Resolves to its id.
+   */
+  startRun?(request: { platform: string; connectionId: string; scope: string }): Promise<{ id: string }>;
 }
 
 /** What a module's host-facing parts are built from, by `serve`, `worker` and the CLI. */

@@ -213,4 +213,14 @@ describe('Salesforce Change Data Capture (jsforce streaming, replay ids kept in 
       await journal.close();
     }
   });
+  it('closing while Salesforce has not answered the subscription lets go at once, leaving nothing retrying', async () => {
+    // No CometD endpoint at this address: Faye's handshake is answered 404 and retried.
+    const journal = new CdcJournal({ orgId: ORG, objects: ['Contact', 'Lead'], since: 0, logger, open: async () => new Connection({ instanceUrl: `${fake.url}/elsewhere`, accessToken: TOKEN, version: '62.0' }) });
+    const read = journal.earliest();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await journal.close();
+    await expect(read).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
 });

@@ -55,6 +55,10 @@ interface Session {
   buffer: { object: CdcObject; message: unknown }[];
   /** Positions as of the last entry handed out: `after(encode(handed))` goes on with this session. */
   handed: Positions;
+  /** Events of channels not read yet committed before this are skipped. */
+  since: number;
+  /** Ends the subscriptions still waiting for their answer (the session is let go). */
+  cancels: (() => void)[];
   wake?: () => void;
   failure?: Error;
 }
@@ -88,10 +92,18 @@ export class CdcJournal implements EventJournal {
     return this.after(encode(Object.fromEntries(this.options.objects.map((o) => [o, null]))));
   }
 
-  async after(offset: string): Promise<EventJournalEntry | undefined> {
+  /** `since` replaces the connection's time for channels not read yet (the last poll's, after a fallback). */
+  async after(offset: string, since = this.options.since): Promise<EventJournalEntry | undefined> {
     if (this.closed) return undefined;
     const wanted = decode(offset, this.options.objects);
-    if (!this.session || encode(this.session.handed) !== encode(wanted)) await this.restart(wanted);
+    if (!this.session || encode(this.session.handed) !== encode(wanted)) {
+      try {
+        await this.restart(wanted, since);
+      } catch (error) {
+        if (this.closed) return undefined;
+        throw error;
+      }
+    }
     const session = this.session;
     if (!session) return undefined; // closed while subscribing
     const deadline = Date.now() + (this.options.heartbeatMs ?? 20_000);
@@ -103,7 +115,7 @@ export class CdcJournal implements EventJournal {
         if (!(failure instanceof StreamingAuthError) || this.renew) throw failure;
         // The token expired while subscribed: once more with a new one, from what was handed over.
         this.renew = true;
-        return this.after(encode(session.handed));
+        return this.after(encode(session.handed), session.since);
       }
       const next = session.buffer.shift();
       if (!next) {
@@ -128,7 +140,7 @@ export class CdcJournal implements EventJournal {
       const position = session.handed[next.object];
       // Faye re-subscribes after a reconnect from the last id it saw: what was handed over already is dropped here.
       if (typeof position === 'number' && change.replayId <= position) continue;
-      const beforeConnection = position === null && (change.commitTimestamp ?? Infinity) < this.options.since;
+      const beforeConnection = position === null && (change.commitTimestamp ?? Infinity) < session.since;
       session.handed = { ...session.handed, [next.object]: change.replayId };
       if (change.ignored) this.ignored[change.ignored] = (this.ignored[change.ignored] ?? 0) + 1;
       if (change.ignored === 'overflow') this.options.logger?.warn({ object: next.object, replayId: change.replayId }, 'Salesforce reported more changes than it can list (GAP_OVERFLOW): run a changed-since sync to catch them');
@@ -146,13 +158,15 @@ export class CdcJournal implements EventJournal {
   private async stopSession(): Promise<void> {
     const session = this.session;
     this.session = undefined;
-    if (session) await disconnectAll(session.clients);
+    if (!session) return;
+    for (const cancel of session.cancels.splice(0)) cancel();
+    await disconnectAll(session.clients);
   }
 
   /** Subscribes every channel from `positions`, after the session there was (if any) is let go. */
-  private async restart(positions: Positions): Promise<void> {
+  private async restart(positions: Positions, since: number): Promise<void> {
     await this.stopSession();
-    const session: Session = { clients: [], buffer: [], handed: { ...positions } };
+    const session: Session = { clients: [], buffer: [], handed: { ...positions }, since, cancels: [] };
     this.session = session;
     try {
       let connection = await this.options.open({ renew: this.renew });
@@ -202,6 +216,7 @@ export class CdcJournal implements EventJournal {
         if (error) reject(error);
         else resolve();
       };
+      session.cancels.push(() => settle(new VerifyHubError(`the subscription to ${channel} was let go`)));
       const authFailure = new StreamingExtension.AuthFailure(() => settle(new StreamingAuthError('Salesforce refused the session for the Streaming API (expired or revoked)')));
       const client = connection.streaming.createClient([new StreamingExtension.Replay(channel, replayId), authFailure]) as unknown as FayeClient;
       session.clients.push(client);
@@ -223,7 +238,7 @@ function disconnectAll(clients: FayeClient[]): Promise<void> {
       (client) =>
         new Promise<void>((resolve) => {
           const done = client.disconnect();
-          if (!done) return resolve();
+          if (!done) return resolve(abandon(client));
           const timer = setTimeout(resolve, DISCONNECT_WAIT_MS);
           const finish = () => {
             clearTimeout(timer);
@@ -234,6 +249,27 @@ function disconnectAll(clients: FayeClient[]): Promise<void> {
         }),
     ),
   ).then(() => undefined);
+}
+
+/** Faye's internals that keep a client that never connected (a handshake unanswered or refused) retrying. */
+interface FayeInternals {
+  _advice?: { reconnect?: string };
+  _dispatcher?: { close(): void; _envelopes?: Map<unknown, { timer?: ReturnType<typeof setTimeout> | null }> };
+}
+
+/**
+ * A client that never connected cannot be disconnected (Faye only disconnects a connected one) and
+ * would go on retrying its handshake every few seconds: its advice is set to "no reconnect" (what
+ * Salesforce answers a refused session), its pending messages and their retry timers dropped, and its
+ * transport closed.
+ */
+function abandon(client: FayeClient): void {
+  const internals = client as unknown as FayeInternals;
+  if (internals._advice) internals._advice.reconnect = 'none';
+  const envelopes = internals._dispatcher?._envelopes;
+  for (const envelope of envelopes?.values() ?? []) if (envelope.timer) clearTimeout(envelope.timer);
+  envelopes?.clear();
+  internals._dispatcher?.close();
 }
 
 /** A CometD subscribe refusal as an error: an unknown channel means no Change Data Capture in this org. */

@@ -13,3 +13,5 @@ export { jwtAssertion, pkceChallenge, pkceVerifier } from './oauth';
 export { EXTERNAL_SERVICES_RULES, externalServicesProblems, type ExternalServicesProblem, type ExternalServicesRule } from './external-services-rules';
 export { CDC_CHANNELS, CDC_OBJECTS, HUB_CLIENT_ID, readChange, type CdcObject, type ReadChange } from './cdc-events';
 export { CdcJournal, ChangeDataCaptureUnavailableError, StreamingAuthError, type CdcJournalOptions } from './cdc-journal';
+export { SalesforceChangeJournal, DEFAULT_POLL_MS, POLL_OVERLAP_MS } from './cdc-fallback';
+export { changeEventsTask, type ChangeEventsTaskOptions } from './cdc-task';

@@ -1,5 +1,6 @@
 import { definePlatform, platformConnector } from '@verify-hub/core';
 import { BULK_PAGE } from './allowance';
+import { changeEventsTask } from './cdc-task';
 import { salesforceCommands } from './commands';
 import { salesforceSetup } from './connect';
 import { SalesforceConnector } from './connector';
@@ -41,4 +42,6 @@ export const salesforcePlatform = definePlatform({
   reconnectAdvice: 'reconnect Salesforce (Connections in the dashboard, or `verify-hub salesforce connect` for a JWT connection)',
   setup: ({ config }) => salesforceSetup(config),
   commands: salesforceCommands,
+  // Change Data Capture (or scheduled pulls without it) for every connection: cdc-task.ts.
+  tasks: (context) => (context.host ? [changeEventsTask(context, context.host)] : []),
 });
