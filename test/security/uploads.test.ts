@@ -15,7 +15,7 @@ import { writeXlsxBomb } from './xlsx-bomb';
  * memory is its own): a 205 KB .xlsx whose shared strings expand to 200 MB took 12-17 s, raised the
  * hub from 139 MB to 1.64 GB and answered a 209 MB preview; a declared Content-Length of 50 MB got
  * no answer for 10 s. Now the bomb is refused before parsing (400 naming the limit, nothing kept,
- * the hub's peak memory under 300 MB) and the oversized declaration at once (413, body unread).
+ * the hub's peak memory less than 150 MB above its memory before) and the oversized declaration at once (413, body unread).
  */
 const ADMIN = `admin-${randomUUID()}`;
 const MB = 1024 * 1024;
@@ -61,7 +61,7 @@ async function upload(path: string, name: string, route = '/api/files/preview') 
 }
 
 describe('an .xlsx zip bomb', () => {
-  it('is refused before parsing with a 400 naming the limit; nothing kept, nothing started, the hub stays under 300 MB', async () => {
+  it('is refused before parsing with a 400 naming the limit; nothing kept, nothing started, the hub grows by less than 150 MB', async () => {
     const bomb = join(work, 'bomb.xlsx');
     await writeXlsxBomb(bomb, 200 * MB);
     expect(statSync(bomb).size).toBeLessThan(260 * 1024);
@@ -76,7 +76,9 @@ describe('an .xlsx zip bomb', () => {
       expect(res.body).toMatchObject({ field: 'file', code: 'FILE_LIMIT' });
       expect(res.body.error).toMatch(/expands to more than 100 MB, the limit/);
     }
-    expect(after.peak).toBeLessThan(300);
+    // Growth, not an absolute: the hub runs from source here, and compiling seven platforms' sources at
+    // start peaks above 300 MB by itself (313 MB measured before any upload); the bomb, unrefused, took 1.5 GB more.
+    expect(after.peak - before.rss).toBeLessThan(150);
     expect(took).toBeLessThan(10_000);
     // Figures for the issue: the hub's resident memory before and after, its peak, and the time both answers took.
     process.stdout.write(`xlsx bomb: rss ${before.rss.toFixed(0)} -> ${after.rss.toFixed(0)} MB, peak ${after.peak.toFixed(0)} MB, two refusals in ${took} ms\n`);
