@@ -1,8 +1,9 @@
-import { AccountsApi, ListsApi, ProfilesApi, SegmentsApi, type Session } from 'klaviyo-api';
+import type { AccountsApi, ListsApi, ProfilesApi, SegmentsApi, Session } from 'klaviyo-api';
 import { VerifyHubError, logPlatformCall, logPlatformFailure, type CallLimiter, type Logger } from '@verify-hub/core';
 import type { z } from 'zod';
 import { klaviyoErrorFrom } from './errors';
 import type { KlaviyoEndpoint } from './rate-limits';
+import { klaviyoSdk } from './sdk';
 import {
   AccountsAnswer,
   ImportErrorsPage,
@@ -50,6 +51,7 @@ export class KlaviyoApi {
     private readonly logger?: Logger,
   ) {
     const base = apiBase.replace(/\/+$/, '');
+    const { AccountsApi, ListsApi, ProfilesApi, SegmentsApi } = klaviyoSdk();
     this.accounts = Object.assign(new AccountsApi(session), { basePath: base });
     this.profiles = Object.assign(new ProfilesApi(session), { basePath: base });
     this.lists = Object.assign(new ListsApi(session), { basePath: base });

@@ -1,7 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
-import { OAuthApi, type CreatedTokens, type RetrievedTokens, type TokenStorage } from 'klaviyo-api';
+import type { CreatedTokens, OAuthApi, RetrievedTokens, TokenStorage } from 'klaviyo-api';
 import { InputError } from '@verify-hub/core';
 import { KlaviyoErrors, klaviyoErrorFrom } from './errors';
+import { klaviyoSdk } from './sdk';
 import type { OAuthTokens } from './session';
 
 /** The OAuth app, with where Klaviyo answers: authorize on www, token and revoke on a.klaviyo.com (www refuses those). */
@@ -20,13 +21,22 @@ export interface KlaviyoOAuthApp {
 export const codeVerifier = (app: Pick<KlaviyoOAuthApp, 'clientSecret'>, state: string) => createHmac('sha256', app.clientSecret).update(`klaviyo-pkce\n${state}`).digest('base64url');
 const codeChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-/** The SDK's OAuth client, pointed at this deployment's hosts (its defaults are Klaviyo's own). */
-class HubOAuthApi extends OAuthApi {
-  constructor(app: KlaviyoOAuthApp, storage: TokenStorage) {
-    super(app.clientId, app.clientSecret, storage);
-    this.authorizeUrl = app.authorizeUrl;
-    this.tokenUrl = `${app.apiBase.replace(/\/+$/, '')}/oauth/token`;
-  }
+type HubOAuthApiClass = new (app: KlaviyoOAuthApp, storage: TokenStorage) => OAuthApi;
+let hubOAuthApi: HubOAuthApiClass | undefined;
+
+/**
+ * The SDK's OAuth client, pointed at this deployment's hosts (its defaults are Klaviyo's own): the class
+ * is defined on the first call, as it extends the SDK's, which loads only then (see `sdk.ts`).
+ */
+function hubOAuthApiClass(): HubOAuthApiClass {
+  hubOAuthApi ??= class HubOAuthApi extends klaviyoSdk().OAuthApi {
+    constructor(app: KlaviyoOAuthApp, storage: TokenStorage) {
+      super(app.clientId, app.clientSecret, storage);
+      this.authorizeUrl = app.authorizeUrl;
+      this.tokenUrl = `${app.apiBase.replace(/\/+$/, '')}/oauth/token`;
+    }
+  };
+  return hubOAuthApi;
 }
 
 /** A token store that only hands the new tokens to `saved` (the connection's credentials are the store). */
@@ -47,7 +57,7 @@ function tokenError(error: unknown, operation: string): Error {
 
 /** Scopes the app asks for: what the connector needs, and `subscriptions:write` for the optional suppression. */
 export function authorizeUrl(app: KlaviyoOAuthApp, scopes: readonly string[], state: string, redirectUri: string): string {
-  return new HubOAuthApi(app, handOver(() => undefined)).generateAuthorizeUrl(state, scopes.join(' '), codeChallenge(codeVerifier(app, state)), redirectUri);
+  return new (hubOAuthApiClass())(app, handOver(() => undefined)).generateAuthorizeUrl(state, scopes.join(' '), codeChallenge(codeVerifier(app, state)), redirectUri);
 }
 
 /** Trades the redirect's code (with the PKCE verifier of its state) for tokens. */
@@ -55,7 +65,7 @@ export async function exchangeCode(app: KlaviyoOAuthApp, code: string, state: st
   if (!code) throw new InputError('code', 'is missing from the OAuth redirect');
   let tokens: OAuthTokens | undefined;
   try {
-    await new HubOAuthApi(app, handOver((t) => void (tokens = asTokens(t)))).createTokens('klaviyo', codeVerifier(app, state), code, redirectUri);
+    await new (hubOAuthApiClass())(app, handOver((t) => void (tokens = asTokens(t)))).createTokens('klaviyo', codeVerifier(app, state), code, redirectUri);
   } catch (error) {
     throw tokenError(error, 'sign-in');
   }
@@ -66,7 +76,7 @@ export async function exchangeCode(app: KlaviyoOAuthApp, code: string, state: st
 export async function refreshTokens(app: KlaviyoOAuthApp, refreshToken: string): Promise<OAuthTokens> {
   let tokens: OAuthTokens | undefined;
   try {
-    await new HubOAuthApi(app, handOver((t) => void (tokens = asTokens(t)))).refreshTokens('klaviyo', refreshToken);
+    await new (hubOAuthApiClass())(app, handOver((t) => void (tokens = asTokens(t)))).refreshTokens('klaviyo', refreshToken);
   } catch (error) {
     throw tokenError(error, 'token refresh');
   }

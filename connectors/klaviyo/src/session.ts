@@ -1,4 +1,5 @@
-import { ApiKeySession, OAuthBasicSession, RetryWithExponentialBackoff, type Session } from 'klaviyo-api';
+import type { Session } from 'klaviyo-api';
+import { klaviyoSdk } from './sdk';
 
 /** The SDK's request and answer types (axios's), as its Session interface names them. */
 type AxiosRequestConfig = Parameters<Session['applyToRequest']>[0];
@@ -11,7 +12,7 @@ const CALL_TIMEOUT_MS = 30_000;
  * The SDK's own retry loop, told to try once: retries live in the host (the pipeline's write layer and
  * its job layer), so a 429 or 5xx comes straight back to be turned into core's kinds.
  */
-const tryOnce = () => new RetryWithExponentialBackoff({ numRetries: 0 });
+const tryOnce = () => new (klaviyoSdk().RetryWithExponentialBackoff)({ numRetries: 0 });
 
 /** What an OAuth connection keeps: the access token and when it expires, the refresh token. */
 export interface OAuthTokens {
@@ -44,9 +45,9 @@ export class KlaviyoSession implements Session {
 
   async applyToRequest(config: AxiosRequestConfig): Promise<void> {
     config.timeout = CALL_TIMEOUT_MS;
-    if ('apiKey' in this.credentials) return new ApiKeySession(this.credentials.apiKey, tryOnce()).applyToRequest(config);
+    if ('apiKey' in this.credentials) return new (klaviyoSdk().ApiKeySession)(this.credentials.apiKey, tryOnce()).applyToRequest(config);
     if (this.credentials.tokens.expiresAt - Date.now() < 60_000) await this.refresh();
-    new OAuthBasicSession(this.credentials.tokens.accessToken, tryOnce()).applyToRequest(config);
+    new (klaviyoSdk().OAuthBasicSession)(this.credentials.tokens.accessToken, tryOnce()).applyToRequest(config);
   }
 
   requestWithRetry(config: AxiosRequestConfig): Promise<AxiosResponse> {
@@ -82,6 +83,6 @@ export class KlaviyoSession implements Session {
 /** The revision the SDK pins (it sends it with every request): read from the SDK itself, never restated. */
 export function pinnedRevision(): string {
   const config: AxiosRequestConfig = { headers: {} };
-  new ApiKeySession('pk_revision_probe', tryOnce()).applyToRequest(config);
+  new (klaviyoSdk().ApiKeySession)('pk_revision_probe', tryOnce()).applyToRequest(config);
   return String((config.headers as Record<string, unknown>).revision);
 }
