@@ -1,8 +1,8 @@
 import { VerifyHubError, type EventJournal, type EventJournalEntry, type Logger } from '@verify-hub/core';
 import type { Connection } from 'jsforce';
-import { StreamingExtension } from 'jsforce/api/streaming';
 import { CDC_CHANNELS, readChange, type CdcObject } from './cdc-events';
 import { SalesforceErrors } from './errors';
+import { jsforceStreaming } from './sdk';
 
 /** The org's edition has no Change Data Capture (Professional): the channel does not exist for it. */
 export class ChangeDataCaptureUnavailableError extends VerifyHubError {
@@ -217,6 +217,7 @@ export class CdcJournal implements EventJournal {
         else resolve();
       };
       session.cancels.push(() => settle(new VerifyHubError(`the subscription to ${channel} was let go`)));
+      const { StreamingExtension } = jsforceStreaming();
       const authFailure = new StreamingExtension.AuthFailure(() => settle(new StreamingAuthError('Salesforce refused the session for the Streaming API (expired or revoked)')));
       const client = connection.streaming.createClient([new StreamingExtension.Replay(channel, replayId), authFailure]) as unknown as FayeClient;
       session.clients.push(client);

@@ -1,8 +1,7 @@
-import { OAuth2 } from 'jsforce';
 import type { ConnectionRecord, Connector, ConnectorDeps, Contact, ContactResult, DisconnectReport, Page, PlatformContext, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
 import type { SalesforceEnvironment } from './environment';
 import { salesforceError } from './errors';
-import { NoRetryTransport } from './no-retry-transport';
+import { oauth2 } from './oauth';
 import { SalesforcePuller } from './pull';
 import { ensureSalesforceSchema } from './schema';
 import { SalesforceSession } from './session';
@@ -77,9 +76,7 @@ export class SalesforceConnector implements Connector {
     const token = this.session.refreshToken;
     if (!token) return { deleted: [], notes: [...notes, 'a JWT connection has no refresh token to revoke: remove the user from the External Client App to stop it'] };
     try {
-      const client = new OAuth2({ loginUrl: this.settings.loginUrl });
-      client._transport = new NoRetryTransport();
-      await client.revokeToken(token);
+      await oauth2({ loginUrl: this.settings.loginUrl }).revokeToken(token);
       return { deleted: ["the connection's Salesforce refresh token (revoked)"], notes };
     } catch (error) {
       const mapped = salesforceError(error);

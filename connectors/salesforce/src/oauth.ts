@@ -1,10 +1,10 @@
 import { createHash, createHmac, sign } from 'node:crypto';
-import { OAuth2, type TokenResponse } from 'jsforce';
+import type { OAuth2, TokenResponse } from 'jsforce';
 import { z } from 'zod';
 import { ConfigError, InputError, type ConnectionRecord } from '@verify-hub/core';
 import type { SalesforceEnvironment } from './environment';
 import { SalesforceErrors, mapped } from './errors';
-import { NoRetryTransport } from './no-retry-transport';
+import { jsforce, noRetryTransport } from './sdk';
 import { salesforceConnectionId, type SalesforceSettings } from './settings';
 
 /** `api` reads and writes records, runs Bulk jobs and the Metadata API; `refresh_token` keeps the connection. */
@@ -34,9 +34,10 @@ export function pkceVerifier(secretKey: string | undefined, state: string): stri
 }
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-function oauth2(options: { loginUrl: string; clientId?: string; clientSecret?: string; redirectUri?: string }): OAuth2 {
-  const client = new OAuth2(options);
-  client._transport = new NoRetryTransport();
+/** jsforce's OAuth2 client, without jsforce's own retries. */
+export function oauth2(options: { loginUrl: string; clientId?: string; clientSecret?: string; redirectUri?: string }): OAuth2 {
+  const client = new (jsforce().OAuth2)(options);
+  client._transport = noRetryTransport();
   return client;
 }
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import HttpApi from 'jsforce/lib/http-api';
 import { InputError, type Contact, type Page } from '@verify-hub/core';
 import { BULK_PAGE, REST_PAGE, checkAllowance, estimateCalls, readAllowance } from './allowance';
 import { SalesforceApiError, SalesforceErrors } from './errors';
 import { FIELD_API_NAMES } from './mapping';
+import { jsforceHttpApi } from './sdk';
 import type { SalesforceSession } from './session';
 import { conditionOf, selectQuery, selectedFields, type ReadPlan } from './soql';
 import type { SalesforceObject, SalesforceSettings } from './settings';
@@ -167,7 +167,7 @@ export class SalesforcePuller {
     const query = new URLSearchParams({ maxRecords: String(BULK_PAGE), ...(state.locator ? { locator: state.locator } : {}) });
     const records = await this.session.call(async (c) => {
       // jsforce's HttpApi for the results: its answer's Sforce-Locator header names the next page.
-      const api = new HttpApi(c, { responseType: 'text/csv' });
+      const api = new (jsforceHttpApi())(c, { responseType: 'text/csv' });
       api.on('response', (response: { headers: Record<string, string | undefined> }) => (locator = response.headers['sforce-locator']));
       return api.request<SfRecord[]>({ method: 'GET', url: `${c.instanceUrl}${this.session.dataPath}/jobs/query/${state.job}/results?${query.toString()}`, headers: { Accept: 'text/csv' } });
     });

@@ -1,10 +1,10 @@
-import { Connection, type TokenResponse } from 'jsforce';
+import type { Connection, TokenResponse } from 'jsforce';
 import { ConfigError, type CallLimiter, type ConnectionRecord } from '@verify-hub/core';
 import { checkUsage } from './allowance';
 import type { SalesforceEnvironment } from './environment';
 import { RECONNECT_WORDS, SalesforceErrors, salesforceError } from './errors';
-import { NoRetryTransport } from './no-retry-transport';
 import { jwtBearerToken, refreshAccessToken } from './oauth';
+import { jsforce, noRetryTransport } from './sdk';
 import type { SalesforceCredentials, SalesforceSettings } from './settings';
 
 /** What a session needs besides the connection: the app's keys, and where refreshed tokens are saved. */
@@ -95,7 +95,7 @@ export class SalesforceSession {
   }
 
   private build(): Connection {
-    const connection = new Connection({
+    const connection = new (jsforce().Connection)({
       instanceUrl: this.settings.instanceUrl,
       version: this.settings.apiVersion,
       accessToken: this.credentials.accessToken,
@@ -110,7 +110,7 @@ export class SalesforceSession {
         );
       },
     });
-    connection._transport = new NoRetryTransport();
+    connection._transport = noRetryTransport();
     return connection;
   }
 

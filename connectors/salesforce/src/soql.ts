@@ -1,6 +1,7 @@
-import { composeQuery, parseQuery, type Query } from '@jetstreamapp/soql-parser-js';
+import type { Query } from '@jetstreamapp/soql-parser-js';
 import { InputError, type Scope } from '@verify-hub/core';
 import { FIELD_API_NAMES } from './mapping';
+import { soqlParser } from './sdk';
 import { SALESFORCE_OBJECTS, type SalesforceObject } from './settings';
 
 /** What one scope reads: which objects, under which condition, changed since when. */
@@ -26,6 +27,7 @@ const CLAUSES_REFUSED: (keyof Query)[] = ['limit', 'offset', 'orderBy', 'groupBy
 export function validatedWhere(condition: string, object: SalesforceObject = 'Contact'): string {
   const text = condition.trim();
   if (!text) throw new InputError('scope', 'needs a SOQL condition after the colon, for example contacts:LeadSource = \'Web\'');
+  const { parseQuery } = soqlParser();
   let parsed: Query;
   try {
     parsed = parseQuery(`SELECT Id FROM ${object} WHERE ${text}`);
@@ -39,7 +41,7 @@ export function validatedWhere(condition: string, object: SalesforceObject = 'Co
 
 /** The WHERE text of a parsed query, composed back by the parser. */
 export function whereOf(parsed: Query): string {
-  const composed = composeQuery({ fields: [{ type: 'Field', field: 'Id' }], sObject: parsed.sObject, where: parsed.where });
+  const composed = soqlParser().composeQuery({ fields: [{ type: 'Field', field: 'Id' }], sObject: parsed.sObject, where: parsed.where });
   const at = composed.indexOf(' WHERE ');
   return at < 0 ? '' : composed.slice(at + ' WHERE '.length);
 }
