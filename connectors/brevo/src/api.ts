@@ -1,7 +1,8 @@
-import { BrevoClient, BrevoError, BrevoTimeoutError } from '@getbrevo/brevo';
+import type { BrevoClient } from '@getbrevo/brevo';
 import { VerifyHubError, logPlatformCall, logPlatformFailure, type CallLimiter, type Logger } from '@verify-hub/core';
 import { BrevoErrors, BrevoNotFoundError, RECONNECT_WORDS } from './errors';
 import { RateWindow, type Bucket } from './rate-window';
+import { brevoSdk } from './sdk';
 
 /** A promise the SDK returns: it can also hand over the raw response (its rate-limit headers). */
 interface SdkCall<T> {
@@ -34,7 +35,7 @@ export class BrevoSdk {
     private readonly limiters: BrevoLimiters,
     private readonly logger?: Logger,
   ) {
-    this.client = new BrevoClient({ apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), maxRetries: 0, timeoutInSeconds: 30 });
+    this.client = new (brevoSdk().BrevoClient)({ apiKey, baseUrl: baseUrl.replace(/\/+$/, ''), maxRetries: 0, timeoutInSeconds: 30 });
   }
 
   /** One call in `bucket`, named `what` ("GET /contacts") in logs and errors; never the key, never a query. */
@@ -60,6 +61,7 @@ export class BrevoSdk {
 
   /** An SDK failure as core's kind. Brevo's own message is kept (it never holds the key). */
   private mapped(bucket: Bucket, what: string, error: unknown): VerifyHubError {
+    const { BrevoError, BrevoTimeoutError } = brevoSdk();
     if (error instanceof BrevoTimeoutError) return new BrevoErrors.TransientError(`Brevo did not answer ${what} in time`, { cause: error });
     if (!(error instanceof BrevoError)) return new BrevoErrors.TransientError(`Brevo could not be reached for ${what} (${(error as Error).message})`, { cause: error });
     const status = error.statusCode;
