@@ -51,6 +51,9 @@ describe('verify-hub salesforce connect and setup', () => {
       await run('salesforce', 'setup', '--connection', id);
       expect(lines[0]).toMatch(/^created: field Contact\.EV_Risk__c, .*permission set Verify_Hub_Fields \(read and edit on 18 fields\).*assigned to the API user/);
       expect(process.exitCode).toBeUndefined();
+      // Real time said plainly: Change Data Capture, and the scheduled pulls of an org without it.
+      expect(lines.join('\n')).toMatch(/real time: verify-hub follows Change Data Capture .*select Contact and Lead/);
+      expect(lines.join('\n')).toMatch(/without Change Data Capture \(Professional Edition has none\), .* pulled every 15 minutes instead/);
       lines = [];
       await run('salesforce', 'setup', '--connection', id);
       expect(lines[0]).toBe('created: nothing (everything was already there)');

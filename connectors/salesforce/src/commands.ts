@@ -1,4 +1,5 @@
 import { ConfigError, InputError, type CliCommand, type SchemaReport } from '@verify-hub/core';
+import { DEFAULT_POLL_MS } from './cdc-fallback';
 import { jwtConnection } from './connect';
 import { salesforceEnvironment } from './environment';
 import { SalesforceSettings } from './settings';
@@ -17,6 +18,15 @@ function printSchemaReport(report: SchemaReport): void {
   if (report.existing.length) console.log(`already there: ${report.existing.join(', ')}`);
   for (const problem of report.problems) console.log(`problem: ${problem}`);
 }
+
+/**
+ * What real time this org gets, said where the admin sets it up (issue 33): setup cannot see the
+ * edition, so it says both cases and where the hub tells which one applies.
+ */
+export const REAL_TIME_WORDS = [
+  'real time: verify-hub follows Change Data Capture (ContactChangeEvent, LeadChangeEvent); select Contact and Lead in Setup > Integrations > Change Data Capture',
+  `without Change Data Capture (Professional Edition has none), Contacts and Leads changed since the last look are pulled every ${DEFAULT_POLL_MS / 60_000} minutes instead; verify-hub serve or worker logs which one this org gets`,
+];
 
 const whole = (flag: string, value: unknown): number | undefined => {
   if (value === undefined) return undefined;
@@ -64,6 +74,7 @@ const setup: CliCommand = {
     const { openConnector } = await context();
     const report = await (await openConnector(String(options.connection))).ensureSchema();
     printSchemaReport(report);
+    for (const line of REAL_TIME_WORDS) console.log(line);
     return report.problems.length ? EXIT_FAILED : undefined;
   },
 };
