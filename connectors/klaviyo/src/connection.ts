@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AuthError, InputError, PlatformRejectedError, createLocalLimiter, type CallLimiter, type ConnectionRecord, type LimiterFactory, type VerifyHubError } from '@verify-hub/core';
+import { AuthError, InputError, PlatformRejectedError, RateLimitError, createLocalLimiter, type CallLimiter, type ConnectionRecord, type LimiterFactory, type VerifyHubError } from '@verify-hub/core';
 import { KlaviyoApi } from './api';
 import type { KlaviyoEnvironment } from './environment';
 import { exchangeCode, refreshTokens, type KlaviyoOAuthApp } from './oauth';
@@ -55,6 +55,23 @@ export function oneOffApi(credentials: ConnectionRecord['credentials'], env: Kla
   return new KlaviyoApi(sessionOf(credentials, env, async () => undefined), env.KLAVIYO_API_BASE, endpointLimiters(processLimiter, account));
 }
 
+/** The longest rate-limit wait a connect sits out rather than refusing. */
+const CONNECT_WAIT_LIMIT_MS = 10_000;
+
+/**
+ * A connect met Klaviyo's limit (the accounts endpoint allows 1 call a second: another process's connect,
+ * a CLI command a moment before, shares it): waits it out once when it is short, as the host does for writes.
+ */
+async function onceMoreAfterShortLimit<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof RateLimitError) || error.waitMs() > CONNECT_WAIT_LIMIT_MS) throw error;
+    await new Promise((resolve) => setTimeout(resolve, error.waitMs() + 50));
+    return call();
+  }
+}
+
 /**
  * Checks credentials and builds the connection: the account they belong to (GET /api/accounts), then
  * every scope the connector needs, a missing one named with what it is for (refused, never stored).
@@ -63,13 +80,13 @@ async function connectionFor(credentials: ConnectionRecord['credentials'], env: 
   const api = oneOffApi(credentials, env);
   let account: { id: string; name?: string };
   try {
-    account = await api.account();
+    account = await onceMoreAfterShortLimit(() => api.account());
   } catch (error) {
     if (error instanceof AuthError && (error as VerifyHubError).status === 403) throw missingScopesError(field, ['accounts:read']);
     if (error instanceof AuthError) throw new PlatformRejectedError(field, `${field}: Klaviyo refused it (check it in Klaviyo, Settings > API keys)`);
     throw error;
   }
-  const { missing, optionalMissing } = await probeScopes(api);
+  const { missing, optionalMissing } = await onceMoreAfterShortLimit(() => probeScopes(api));
   if (missing.length) throw missingScopesError(field, missing);
   const record: ConnectionRecord = {
     id: klaviyoConnectionId(account.id),
