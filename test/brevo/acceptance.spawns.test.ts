@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { FakeEngine } from '../fakes/engine';
 import { FakeBrevo } from '../fakes/brevo/fake-brevo';
 import { cliBin } from '../setup/cli-bin';
+import { freePort } from '../setup/redis';
 import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
 
 const CONTACTS = 25_000;
@@ -12,14 +12,6 @@ const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/js
 const CONNECTION = 'brevo-org-demo';
 /** Addresses by the fake engine's verdicts (first word), with every 97th unknown (never billed). */
 const addressOf = (i: number) => `${i % 97 === 5 ? 'unknown' : i % 10 === 9 ? 'invalid' : i % 13 === 3 ? 'risky' : 'user'}.${i}@shop${i % 50}.example.com`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Issue 34's acceptance for Brevo, through the built CLI: `verify-hub brevo connect` and `setup`

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { DEFAULT_VERIFICATION_FIELD_NAMES as EV } from '@verify-hub/core';
 import { FLOW_SECRET_HEADER, flowWebhookBody } from '@verify-hub/connector-klaviyo';
 import { FakeEngine } from '../fakes/engine';
 import { FakeKlaviyo } from '../fakes/klaviyo';
 import { cliBin } from '../setup/cli-bin';
+import { freePort } from '../setup/redis';
 import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
 
 const PROFILES = 25_000;
@@ -14,14 +14,6 @@ const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/js
 /** Addresses by the fake engine's verdicts (first word), with every 97th unknown (never billed). */
 const addressOf = (i: number) => `${i % 97 === 5 ? 'unknown' : i % 10 === 9 ? 'invalid' : i % 13 === 3 ? 'risky' : 'user'}.${i}@shop${i % 50}.example.com`;
 const riskOf = (email: string) => (email.startsWith('user.') ? 'safe' : email.split('.')[0]);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Issue 34's acceptance for Klaviyo, through the built CLI: `verify-hub klaviyo connect` (the key's

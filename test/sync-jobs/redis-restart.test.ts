@@ -1,21 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redisAnswers } from '../setup/redis';
+import { freePort, redisAnswers } from '../setup/redis';
 import { runCrashScenario } from './crash-harness';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A private redis-server persisting with AOF (fsync on every write, so a kill loses nothing acknowledged). */
 class PrivateRedis {

@@ -73,7 +73,7 @@ export async function* readXlsx(path: string, onSheetName?: (name: string) => vo
       if (rows > 0) return; // the first worksheet that has rows, only
     }
   } finally {
-    (source.stream as { destroy?: () => void }).destroy?.();
+    source.stream.destroy();
     source.close();
   }
 }
