@@ -36,9 +36,15 @@ describe('credits of an answer collected again under its Idempotency-Key', () =>
   });
 
   const runCredits = async () => Number((await redis.hget(credits.key, credits.field)) ?? 0);
-  /** Asks until the answer's time moved on from `after` (answers carry millisecond times). */
+  /** Asks made again under a key already bought: each one must be a replay, never billed. */
+  let repeatedAsks = 0;
+  /**
+   * Asks until the answer's time moved on from `after` (answers carry millisecond times): a replay in the
+   * same millisecond as the answer before it is asked again, and counted among the repeated asks.
+   */
   const askAfter = async (email: string, after: Verification | undefined): Promise<Verification> => {
     for (;;) {
+      if (after) repeatedAsks++;
       const v = await client.verify(email, { idempotencyKey: purchaseKey(runId, email) });
       if (!after || v.checkedAt !== after.checkedAt) return v;
     }
@@ -48,7 +54,7 @@ describe('credits of an answer collected again under its Idempotency-Key', () =>
     const first = await askAfter('kept@collected.test', undefined);
     await cache.keepBought([first], credits);
     const again = await askAfter('kept@collected.test', first);
-    expect(engine.replays).toBe(1);
+    expect(engine.replays).toBe(repeatedAsks);
     await cache.keepBought([again], credits);
     expect({ credits: await runCredits(), billed: engine.billed }).toEqual({ credits: 1, billed: 1 });
   });
@@ -58,7 +64,7 @@ describe('credits of an answer collected again under its Idempotency-Key', () =>
     await cache.keepBought([await askAfter('lostqqx@collected.test', undefined)], credits);
     const lost = await askAfter('lost*?x@collected.test', undefined); // billed; its worker died before storing it
     const collected = await askAfter('lost*?x@collected.test', lost);
-    expect(engine.replays).toBe(2);
+    expect(engine.replays).toBe(repeatedAsks);
     await cache.keepBought([collected], credits);
     expect({ credits: await runCredits(), billed: engine.billed }).toEqual({ credits: 3, billed: 3 });
   });
