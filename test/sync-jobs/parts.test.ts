@@ -25,14 +25,23 @@ describe('Redis limiter shared by every worker', () => {
       const b = createRedisLimiterFactory(other, keys)(spec);
       const starts: number[] = [];
       const call = () => Promise.resolve(starts.push(Date.now()));
+      const before = Date.now();
       await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).schedule(call)));
       starts.sort((x, y) => x - y);
       expect(starts).toHaveLength(30);
-      // Starts are reserved 40 ms apart: 10 per 400 ms. Observed times carry this process's event-loop
-      // lag on a busy machine (a CI run saw one start observed 140 ms late), hence the generous bounds;
-      // without the limiter all 30 start within a few ms.
-      for (let i = 10; i < starts.length; i++) expect(starts[i]! - starts[i - 10]!).toBeGreaterThanOrEqual(200);
-      expect(starts[29]! - starts[0]!).toBeGreaterThanOrEqual(800);
+      // Starts are booked 40 ms apart (10 per 400 ms) on Redis's clock, and a call never runs before
+      // its booking; so, however late this process's event loop fires (a loaded CI machine delays
+      // some timers by 250 ms and more), the i-th call to start cannot have started before
+      // `before + 40 i`. Without the limiter all 30 start within a few ms. (A 2 ms allowance: Node
+      // may fire a timer a millisecond early and Date.now truncates.)
+      for (let i = 0; i < starts.length; i++) expect(starts[i]! - before).toBeGreaterThanOrEqual(i * 40 - 2);
+      // Both instances booked on the one schedule in Redis: it advanced by 30 bookings of 40 ms, and
+      // never ran more than one booking ahead of the calls actually made.
+      const [seconds, micros] = await redis.time();
+      const scheduleEndUs = Number(await redis.get(keys.limiterStarts('engine:test')));
+      const nowUs = Number(seconds) * 1e6 + Number(micros);
+      expect(scheduleEndUs - before * 1000).toBeGreaterThanOrEqual(30 * 40_000 - 2000);
+      expect(scheduleEndUs - before * 1000).toBeLessThanOrEqual(nowUs - before * 1000 + 40_000);
     } finally {
       await other.quit();
     }
