@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ContactEvent, EventJournal, EventJournalEntry, Logger } from '@verify-hub/core';
+import { RateLimitError, type ContactEvent, type EventJournal, type EventJournalEntry, type Logger } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 
 export type { EventJournal, EventJournalEntry } from '@verify-hub/core';
@@ -16,8 +16,9 @@ export interface JournalReaderOptions {
   enqueue: (event: ContactEvent & { connectionId: string }) => Promise<unknown>;
   onUninstalled: () => Promise<unknown>;
   logger: Logger;
-  /** Wait between polls once caught up (30 s), and after a failed poll (60 s). */
+  /** Wait between polls once caught up (30 s). */
   idleMs?: number;
+  /** The longest wait after failed polls (60 s): the first waits `idleMs`, each further one twice the last. */
   errorMs?: number;
   leaseMs?: number;
 }
@@ -102,16 +103,27 @@ export class JournalReader {
     }
   }
 
-  /** Polls until closed: catches up, waits `idleMs`; a failed poll is logged and tried again after `errorMs`. */
+  /**
+   * Polls until closed: catches up, waits `idleMs`. A failed poll is logged and tried again after a
+   * wait that starts at `idleMs` and doubles up to `errorMs`, or when a rate limit resets: so a poller
+   * of a second is not left a minute behind by one refused read, and a platform that is down is not
+   * asked every second.
+   */
   start(): void {
     this.loop ??= (async () => {
+      const idleMs = this.options.idleMs ?? 30_000;
+      const maxErrorMs = Math.max(idleMs, this.options.errorMs ?? 60_000);
+      let failures = 0;
       while (!this.stopped) {
-        let waitMs = this.options.idleMs ?? 30_000;
+        let waitMs = idleMs;
         try {
           await this.catchUp();
+          failures = 0;
         } catch (error) {
-          waitMs = this.options.errorMs ?? 60_000;
-          this.options.logger.warn({ connectionId: this.options.connectionId, reason: error instanceof Error ? error.message : String(error) }, 'event journal: read failed; trying again');
+          failures++;
+          const backoff = Math.min(maxErrorMs, idleMs * 2 ** Math.min(failures - 1, 20));
+          waitMs = error instanceof RateLimitError ? Math.min(maxErrorMs, Math.max(idleMs, error.waitMs())) : backoff;
+          this.options.logger.warn({ connectionId: this.options.connectionId, reason: error instanceof Error ? error.message : String(error), retryInMs: waitMs }, 'event journal: read failed; trying again');
         }
         if (!this.stopped) await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, waitMs);

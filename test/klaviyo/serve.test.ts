@@ -111,8 +111,11 @@ describe('Klaviyo through verify-hub serve', () => {
   it('a profile made outside any list is caught by the scheduled changed-since pull', async () => {
     const added = fake.addProfile('risky.outsider@example.com');
     await until(async () => fake.store.profiles.get(added.id)!.properties[EV.risk], (risk) => risk === 'risky', 30_000);
-    // The hub's own writes come back as changes: they are left out (nothing written twice).
-    await new Promise((r) => setTimeout(r, 2500));
+    // The hub's own writes come back as changes: they are left out (nothing written twice). Two more
+    // pulls after the write have read it back, and the event path has nothing left to do.
+    const writtenAt = Date.now();
+    await until(async () => fake.callsOf('get_profiles').filter((call) => call.status === 200 && call.at > writtenAt).length, (pulls) => pulls >= 2, 30_000);
+    await until(async () => Object.values(await stack.hub.pipeline.queues.events.getJobCounts('delayed', 'waiting', 'active')).reduce((sum, n) => sum + n, 0), (left) => left === 0, 30_000);
     expect(fake.writesPerProfile.get(added.id)).toBe(1);
   });
 
