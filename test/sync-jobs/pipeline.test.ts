@@ -69,7 +69,9 @@ describe('sync pipeline on BullMQ + Redis', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+    // 3,000 contacts through two worker starts: about 10 s idle; a CI machine running 25 processes on
+    // 2 cores took over 60 s, so the bound is the run's own waits (60 s each), not the default.
+  }, 150_000);
 
   it('a 429 storm finishes with zero failed jobs and no attempt spent', async () => {
     const t = await setup({ size: 300, pageSize: 50 }, { ratePerSecond: 60 }, { chunkConcurrency: 4, verifyConcurrency: 10 });
