@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Brevo } from '@getbrevo/brevo';
 import { FakeBrevoLimits, type Bucket } from './fake-brevo-limits';
+import { FAKE_KEEP_ALIVE_MS } from '../keep-alive';
 
 /**
  * A fake of Brevo's API v3 on loopback, as Brevo documents it: the `api-key` header (401 when wrong),
@@ -129,7 +130,7 @@ export class FakeBrevo {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: FAKE_KEEP_ALIVE_MS }, (req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v3`;
     return this;

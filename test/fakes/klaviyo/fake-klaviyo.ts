@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { FakeRateLimits, OPENAPI_SUBSET, OPERATIONS, type FakeOperation } from './fake-klaviyo-limits';
 import { FakeKlaviyoStore, type FakeImportJob, type FakeProfile, type FakeSuppressJob } from './fake-klaviyo-store';
 import { FakeKlaviyoOAuth } from './fake-klaviyo-oauth';
+import { FAKE_KEEP_ALIVE_MS } from '../keep-alive';
 
 export * from './fake-klaviyo-store';
 export { OPENAPI_SUBSET, OPERATIONS } from './fake-klaviyo-limits';
@@ -193,7 +194,7 @@ export class FakeKlaviyo {
   }
 
   async start(port = 0): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: FAKE_KEEP_ALIVE_MS }, (req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

@@ -6,6 +6,7 @@ import { pack } from 'tar-stream';
 import { FakeCampaigns } from './fake-campaigns';
 import { deliveryForm, listed, post, webhookFromBody, type ChangeSource, type Delivery, type FakeWebhook, type StoredWebhook, type WebhookEvent } from './fake-webhooks';
 import { unpublishedOperation } from './published-operations';
+import { FAKE_KEEP_ALIVE_MS } from '../keep-alive';
 
 /**
  * A fake of the Mailchimp Marketing API v3 for tests and benches, enforcing the real contract the
@@ -201,7 +202,7 @@ export class FakeMailchimp {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: FAKE_KEEP_ALIVE_MS }, (req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

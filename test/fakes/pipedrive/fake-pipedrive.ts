@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { FakeLimits, OVER_LIMIT_BODY } from './fake-limits';
 import { deliver, matches, webhookProblem, type Delivery, type FakeWebhook } from './fake-webhooks';
 import { FakeOAuth } from './fake-oauth';
+import { FAKE_KEEP_ALIVE_MS } from '../keep-alive';
 
 /**
  * A fake of Pipedrive's API on loopback, as its docs describe it: `x-api-token` or an OAuth bearer
@@ -129,7 +130,7 @@ export class FakePipedrive {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res).catch((error: Error) => this.send(res, 500, { success: false, error: error.message })));
+    this.server = createServer({ keepAliveTimeout: FAKE_KEEP_ALIVE_MS }, (req, res) => void this.handle(req, res).catch((error: Error) => this.send(res, 500, { success: false, error: error.message })));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     this.oauth.apiDomain = this.url;

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FAKE_KEEP_ALIVE_MS } from '../keep-alive';
 
 /**
  * "Toy CRM", a throwaway platform's service for tests: an HTTP API over an in-memory contact list,
@@ -36,7 +37,7 @@ export class ToyService {
   }
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: FAKE_KEEP_ALIVE_MS }, (req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
