@@ -1,4 +1,4 @@
-import { connect as netConnect, type Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { SocksClient } from 'socks';
 
@@ -81,6 +81,8 @@ export class SmtpSession {
   bind(signal: AbortSignal | undefined): void {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.signal = signal;
+    // A signal that aborted already never fires again: end now, or the session runs on to its command timeouts.
+    if (signal?.aborted) return this.onAbort();
     signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -98,22 +100,7 @@ export class SmtpSession {
   /** Connects and reads the greeting. */
   static async open(options: SmtpSessionOptions): Promise<{ session: SmtpSession; greeting: SmtpReply }> {
     if (options.signal?.aborted) throw new SmtpNetworkError('timeout', 'verification deadline reached');
-    const socket = options.proxy ? await connectThroughProxy(options, options.proxy) : await new Promise<Socket>((resolve, reject) => {
-      const s = netConnect({ host: options.host, port: options.port });
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new SmtpNetworkError('timeout', `no connection to ${options.host}:${options.port} within ${options.connectTimeoutMs} ms`));
-      }, options.connectTimeoutMs);
-      s.once('connect', () => {
-        clearTimeout(timer);
-        s.removeAllListeners('error');
-        resolve(s);
-      });
-      s.once('error', (e: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        reject(new SmtpNetworkError('connect_failed', `cannot connect to ${options.host}:${options.port} (${e.code ?? e.message})`));
-      });
-    });
+    const socket = options.proxy ? await connectThroughProxy(options, options.proxy) : await connectDirectly(options);
     const session = new SmtpSession(socket, options);
     try {
       const greeting = await session.read();
@@ -138,22 +125,30 @@ export class SmtpSession {
     plain.removeAllListeners('data');
     plain.removeAllListeners('close');
     plain.removeAllListeners('error');
+    let handshake: TLSSocket | undefined;
+    let stopWaiting: (() => void) | undefined;
     const secure = await new Promise<TLSSocket>((resolve, reject) => {
       const timer = setTimeout(() => reject(new SmtpNetworkError('timeout', 'TLS handshake timed out')), this.options.commandTimeoutMs);
-      const s = tlsConnect({ socket: plain, servername: /^[\d.:]+$/.test(servername) ? undefined : servername, rejectUnauthorized: false }, () => {
+      // The deadline also ends a handshake in progress (no command is pending for it to fail).
+      const onAbort = () => reject(new SmtpNetworkError('timeout', 'verification deadline reached'));
+      stopWaiting = () => {
         clearTimeout(timer);
-        resolve(s);
-      });
-      s.once('error', (e) => {
-        clearTimeout(timer);
-        reject(new SmtpNetworkError('tls_failed', `TLS handshake failed (${e.message})`));
-      });
-    }).catch((error: Error) => {
-      // The plain socket is unusable now; mark the session failed so QUIT is not written to it.
-      this.failure = error;
-      plain.destroy();
-      throw error;
-    });
+        this.signal?.removeEventListener('abort', onAbort);
+      };
+      if (this.signal?.aborted) return onAbort();
+      this.signal?.addEventListener('abort', onAbort, { once: true });
+      handshake = tlsConnect({ socket: plain, servername: /^[\d.:]+$/.test(servername) ? undefined : servername, rejectUnauthorized: false }, () => resolve(handshake!));
+      handshake.once('error', (e) => reject(new SmtpNetworkError('tls_failed', `TLS handshake failed (${e.message})`)));
+    })
+      .catch((error: Error) => {
+        // Both sockets are unusable now (the TLS one owns the connection once made): close them, and mark the
+        // session failed so QUIT is not written.
+        this.failure = error;
+        handshake?.destroy();
+        plain.destroy();
+        throw error;
+      })
+      .finally(() => stopWaiting?.());
     secure.removeAllListeners('error');
     this.socket = secure;
     this.buffer = '';
@@ -225,6 +220,38 @@ export class SmtpSession {
     pending?.reject(this.failure);
     this.socket.destroy();
   }
+}
+
+/**
+ * A TCP connection to the mail server, given up at the connect timeout or the caller's deadline. The socket
+ * is made before connecting so that it is closed on every way out, a synchronous throw (an invalid port)
+ * included: node's net.connect would have opened its handle and lost it.
+ */
+function connectDirectly(options: SmtpSessionOptions): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const socket = new Socket();
+    const giveUp = (error: Error) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      socket.destroy();
+      reject(error);
+    };
+    const onAbort = () => giveUp(new SmtpNetworkError('timeout', 'verification deadline reached'));
+    const timer = setTimeout(() => giveUp(new SmtpNetworkError('timeout', `no connection to ${options.host}:${options.port} within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => giveUp(new SmtpNetworkError('connect_failed', `cannot connect to ${options.host}:${options.port} (${e.code ?? e.message})`)));
+    try {
+      socket.connect({ host: options.host, port: options.port });
+    } catch (error) {
+      giveUp(error as Error);
+    }
+  });
 }
 
 /** A TCP connection to the mail server through the SOCKS5 proxy (the proxy resolves nothing: we give it the IP). */

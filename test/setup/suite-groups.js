@@ -38,11 +38,7 @@ const spawns = [
  * Suites known to leave a handle open, each with what is known: the open-handle check (environment.js)
  * prints a warning for them instead of failing, until the leak is fixed. Keep this empty.
  */
-const knownOpenHandles = {
-  // An SMTP probe socket made for 'stops at the caller’s abort signal' (engine/src/smtp-session.ts,
-  // SmtpSession.open) is still open after the suite; not found yet (issue 30's note).
-  'test/engine/local-engine.test.ts': 'an SMTP probe socket of an aborted verification (engine/src/smtp-session.ts) outlives the suite',
-};
+const knownOpenHandles = {};
 
 /**
  * A suite may also name its group itself, so that a new platform's folder needs no line here:
