@@ -59,3 +59,13 @@ export interface SchemaReport {
 
 // engine-keys.ts imports nothing, so the dashboard may see its types through this file.
 export type { EngineAccountUsage, EngineKeyView } from './engine-keys';
+
+/**
+ * What a webhook pasted in by hand must send besides its address, where the platform lets the admin
+ * set them (Klaviyo's flow webhook action): a header holding the connection's secret, a body template.
+ * Shown once with the address, as secret as it is.
+ */
+export interface WebhookRequest {
+  headers?: Record<string, string>;
+  body?: string;
+}

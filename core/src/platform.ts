@@ -4,7 +4,7 @@ import type { ConnectionRecord, ConnectionStore, ConnectorFactory } from './conn
 import type { Connector, ContactEvent, RawWebhookRequest } from './connector';
 import { AuthError, InputError, QuotaError, RateLimitError, TransientError, VerifyHubError, type ErrorDetails, type RateLimitInfo } from './errors';
 import type { Logger } from './logger';
-import type { KeyField, KeyFieldChoice, PlatformCard, WebhookRegistration } from './platform-wire';
+import type { KeyField, KeyFieldChoice, PlatformCard, WebhookRegistration, WebhookRequest } from './platform-wire';
 import type { Verification } from './verification';
 
 /**
@@ -20,18 +20,25 @@ import type { Verification } from './verification';
  * platform and builds the connection record; the host stores it. A refused key throws
  * `PlatformRejectedError` naming the field (never echoing the key); bad input throws `InputError`.
  */
+/** A webhook address to paste into the platform, with what its request must carry. */
+export interface WebhookToPaste {
+  record: ConnectionRecord;
+  webhookUrl: string;
+  webhookRequest?: WebhookRequest;
+}
+
 export interface PlatformSetup {
   keyFields: KeyField[];
   /**
    * `webhookUrl`, when the platform needs one pasted in (Mailchimp), may be a path on the hub
    * (`/webhooks/mailchimp/<id>/<secret>`): the hub makes it absolute with its public URL.
    */
-  connectWithKey(input: Record<string, string>): Promise<{ record: ConnectionRecord; webhookUrl?: string }>;
+  connectWithKey(input: Record<string, string>): Promise<{ record: ConnectionRecord; webhookUrl?: string; webhookRequest?: WebhookRequest }>;
   /**
    * Present when the platform needs a webhook address pasted in: a new secret for the connection, so
-   * its address can be shown once again. The old address stops working.
+   * its address (and the request it must send) can be shown once again. The old secret stops working.
    */
-  renewWebhookUrl?(record: ConnectionRecord): { record: ConnectionRecord; webhookUrl: string };
+  renewWebhookUrl?(record: ConnectionRecord): WebhookToPaste;
   /**
    * Present when the hub registers the connection's webhook with the platform itself, after a connect
    * (key, OAuth, CLI) and a renewed address (replacing the old registration): `hubUrl` is the hub's

@@ -77,6 +77,12 @@ describe('Klaviyo through verify-hub serve', () => {
     expect(connected.status).toBe(201);
     expect(connected.body.connection).toMatchObject({ id: connectionId(), platform: 'klaviyo', label: 'Klaviyo Demo Store' });
     expect(Object.keys(REQUIRED_SCOPES)).toContain('lists:write');
+    // The flow webhook to make in Klaviyo, shown once by the dashboard: the address, the header with
+    // this connection's secret as stored (sealed), and the body naming the connection.
+    const stored = await stack.hub.pipeline.connections!.get(connectionId());
+    expect(connected.body.webhookUrl).toBe(`${stack.hub.url}/webhooks/klaviyo`);
+    expect(connected.body.webhookRequest).toEqual({ headers: { [FLOW_SECRET_HEADER]: stored!.credentials.flowSecret }, body: flowWebhookBody(connectionId()) });
+    expect(String(stored!.credentials.flowSecret)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
   });
 
   it('syncs 250 profiles: every verdict written once as ev_* properties through bulk import jobs; a second sync writes nothing', async () => {
@@ -106,6 +112,30 @@ describe('Klaviyo through verify-hub serve', () => {
     const joined = await fake.joinList('invalid.joiner@example.com', list);
     expect(fake.flowDeliveries.at(-1)!.status).toBe(200);
     await until(async () => fake.store.profiles.get(joined.id)!.properties[EV.risk], (risk) => risk === 'invalid', 30_000);
+  });
+
+  it('a new webhook secret from the dashboard: shown with its header and body, the old secret refused from then on', async () => {
+    const before = String((await stack.hub.pipeline.connections!.get(connectionId()))!.credentials.flowSecret);
+    const renewed = await request(stack.hub.url).post(`/api/connections/${connectionId()}/webhook-url`).set(auth);
+    expect(renewed.status).toBe(200);
+    const header = renewed.body.webhookRequest.headers[FLOW_SECRET_HEADER] as string;
+    expect(header).not.toBe(before);
+    expect(renewed.body).toEqual({ webhookUrl: `${stack.hub.url}/webhooks/klaviyo`, webhookRequest: { headers: { [FLOW_SECRET_HEADER]: header }, body: flowWebhookBody(connectionId()) } });
+    // A flow made with what the dashboard showed: the old secret is refused, the new one verifies the profile.
+    const profile = fake.addProfile('risky.renewed@example.com');
+    const post = (secret: string) =>
+      fetch(`${stack.hub.url}/webhooks/klaviyo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [FLOW_SECRET_HEADER]: secret },
+        body: renewed.body.webhookRequest.body.replace('{{ person.KlaviyoID }}', profile.id).replace('{{ person.email }}', profile.email),
+      });
+    const old = await post(before);
+    expect(old.status).toBe(401);
+    await old.arrayBuffer();
+    const fresh = await post(header);
+    expect(fresh.status).toBe(200);
+    await fresh.arrayBuffer();
+    await until(async () => fake.store.profiles.get(profile.id)!.properties[EV.risk], (risk) => risk === 'risky', 30_000);
   });
 
   it('a profile made outside any list is caught by the scheduled changed-since pull', async () => {

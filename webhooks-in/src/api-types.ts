@@ -1,4 +1,4 @@
-import type { KeyField, KeyFieldChoice, PlatformCard } from '@verify-hub/core';
+import type { KeyField, KeyFieldChoice, PlatformCard, WebhookRequest } from '@verify-hub/core';
 
 /*
  * The admin API's connection and platform answers (and core's wire shapes it re-exports; the run answers are in
@@ -72,12 +72,15 @@ export interface ConnectionSaved {
   connection: ConnectionView;
   /** A webhook address holding a secret (Mailchimp's): shown this once; to add by hand unless `webhook.registered`. */
   webhookUrl?: string;
+  /** The headers and body that webhook must send, where the platform has the admin set them (Klaviyo's flow): shown this once too. */
+  webhookRequest?: WebhookRequest;
   /** Present for platforms whose webhook the hub registers itself. */
   webhook?: WebhookRegistrationView;
 }
 /** POST /api/connections/:id/webhook-url: a new address (the old one stops working), registered again when the hub does that. */
 export interface WebhookUrlRenewed {
   webhookUrl: string;
+  webhookRequest?: WebhookRequest;
   webhook?: WebhookRegistrationView;
 }
 
@@ -86,4 +89,4 @@ export interface KeyFieldChoices {
   choices: KeyFieldChoice[];
 }
 export type * from './run-api-types';
-export type { EngineAccountUsage, EngineKeyView, KeyField, KeyFieldChoice, PlatformCard, SchemaReport } from '@verify-hub/core';
+export type { EngineAccountUsage, EngineKeyView, KeyField, KeyFieldChoice, PlatformCard, SchemaReport, WebhookRequest } from '@verify-hub/core';

@@ -2,7 +2,7 @@ import { ConfigError, InputError, type CliCommand, type Config, type ConnectionR
 import { keyConnection, oneOffApi } from './connection';
 import { klaviyoEnvironment } from './environment';
 import { OPTIONAL_SCOPES, REQUIRED_SCOPES, missingScopesError, probeScopes } from './scopes';
-import { FLOW_SECRET_HEADER, flowWebhookBody } from './webhook';
+import { FLOW_SECRET_HEADER, flowWebhookBody, flowWebhookRequest } from './webhook';
 
 /**
  * `verify-hub klaviyo ...`, described for the CLI (core's CliCommand): `connect` stores
@@ -23,8 +23,9 @@ function printFlowWebhook(config: Config, record: ConnectionRecord, print: (line
   const base = (config.HUB_PUBLIC_URL ?? `http://<your hub>:${config.PORT}`).replace(/\/+$/, '');
   print('Real time: in Klaviyo, Flows > Create flow > "Added to list" (your list), then add a Webhook action:');
   print(`  URL      ${base}/webhooks/klaviyo`);
-  print(`  Header   ${FLOW_SECRET_HEADER}: ${String(record.credentials.flowSecret)}   (keep it secret; it is this connection's)`);
-  print(`  Body     ${flowWebhookBody(record.id)}`);
+  const request = flowWebhookRequest(record);
+  for (const [name, value] of Object.entries(request.headers ?? {})) print(`  Header   ${name}: ${value}   (keep it secret; it is this connection's)`);
+  print(`  Body     ${request.body}`);
   print('Profiles changed in other ways are read every KLAVIYO_CHANGES_POLL_SECONDS (60) by `verify-hub serve` or `verify-hub worker`.');
 }
 

@@ -8,7 +8,7 @@ import { authorizeUrl } from './oauth';
 import { OAUTH_SCOPES } from './scopes';
 import { resolveScope } from './scope';
 import { KlaviyoSettings } from './settings';
-import { klaviyoReceiver } from './webhook';
+import { flowWebhookRequest, klaviyoReceiver } from './webhook';
 
 /**
  * The most profiles one write takes: a chunk (ten pages of 100) goes in one bulk import job, far inside
@@ -25,9 +25,12 @@ function klaviyoSetup(context: PlatformContext): PlatformSetup {
     keyFields: [{ name: 'apiKey', label: 'Private API key', secret: true, help: 'In Klaviyo: Settings > API keys > Create private API key, with read access to Accounts, Lists, Segments and Profiles, and full access to Profiles and Lists' }],
     async connectWithKey(input) {
       const { record } = await keyConnection(env, { apiKey: input.apiKey ?? '', label: input.label });
-      return { record, webhookUrl: FLOW_WEBHOOK_PATH };
+      return { record, webhookUrl: FLOW_WEBHOOK_PATH, webhookRequest: flowWebhookRequest(record) };
     },
-    renewWebhookUrl: (record) => ({ record: { ...record, credentials: { ...record.credentials, flowSecret: newFlowSecret() } }, webhookUrl: FLOW_WEBHOOK_PATH }),
+    renewWebhookUrl: (record) => {
+      const renewed = { ...record, credentials: { ...record.credentials, flowSecret: newFlowSecret() } };
+      return { record: renewed, webhookUrl: FLOW_WEBHOOK_PATH, webhookRequest: flowWebhookRequest(renewed) };
+    },
   };
   const app = oauthApp(env);
   if (app) {
@@ -68,7 +71,7 @@ export const klaviyoPlatform = definePlatform({
     ],
     defaultScope: 'all',
     webhookHelp:
-      'In Klaviyo, make a flow triggered when someone joins your list, with a Webhook action posting to this address, the header X-Verify-Hub-Secret and the JSON body that `verify-hub klaviyo setup --connection <id>` prints (with the secret). Profiles changed otherwise are read every minute.',
+      'In Klaviyo, make a flow triggered when someone joins your list, with a Webhook action posting to this address, with the header and the JSON body shown here (`verify-hub klaviyo setup --connection <id>` prints them too). Profiles changed otherwise are read every minute.',
   },
   reconnectAdvice: 'reconnect Klaviyo (`verify-hub klaviyo connect`, or Connections in the dashboard)',
   setup: klaviyoSetup,

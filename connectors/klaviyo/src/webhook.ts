@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { WebhookRejectedError, type ContactEvent, type RawWebhookRequest, type WebhookReceiver } from '@verify-hub/core';
+import { WebhookRejectedError, type ConnectionRecord, type ContactEvent, type RawWebhookRequest, type WebhookReceiver, type WebhookRequest } from '@verify-hub/core';
 
 /**
  * Klaviyo's flow webhook, received. Klaviyo has no general "profile created" webhook (its system
@@ -25,6 +25,12 @@ const FlowDelivery = z.object({
 
 /** The body to paste into the flow's Webhook action, for one connection. */
 export const flowWebhookBody = (connectionId: string) => `{ "connection": "${connectionId}", "profile_id": "{{ person.KlaviyoID }}", "email": "{{ person.email }}" }`;
+
+/** What the flow's Webhook action sends besides the address: the connection's secret header and the body; shown by `setup` and the dashboard. */
+export const flowWebhookRequest = (record: ConnectionRecord): WebhookRequest => ({
+  headers: { [FLOW_SECRET_HEADER]: String(record.credentials.flowSecret) },
+  body: flowWebhookBody(record.id),
+});
 
 /** Equal in constant time, whatever the lengths (both hashed first). */
 function sameSecret(presented: string, expected: string): boolean {

@@ -9,7 +9,7 @@ import type { RunStatus } from '@verify-hub/core';
 export type {
   CategoryDownload, ConnectionSaved, ConnectionState, ConnectionView, ConnectionsAnswer, CronPreviewAnswer, EngineKeyView, FileEstimate, FilePreview, FileRunStarted,
   KeyField, KeyFieldChoice, KeyFieldChoices, PlatformInfo, PlatformView, PlatformsAnswer, RunBreakdownView, RunDownloads, RunListQuery, RunView, SchemaReport,
-  SingleCheckAnswer, UploadView, WebhookRegistrationView, WebhookUrlRenewed,
+  SingleCheckAnswer, UploadView, WebhookRegistrationView, WebhookRequest, WebhookUrlRenewed,
   EngineAccountUsage as EngineUsageView,
 } from '../../src/api-types';
 export type { AccuracyAnswer, AccuracyReason, AccuracyReport, AccuracyVerdict, DeliveryCounts, VerdictAccuracy } from '@verify-hub/core';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { deleteConnection, ensureSchema, errorMessage, listConnections, renewWebhookUrl, startRun } from './api';
-import type { ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport, WebhookRegistrationView } from './api-types';
+import type { ConnectionSaved, ConnectionsAnswer, ConnectionView, SchemaReport, WebhookRegistrationView, WebhookRequest } from './api-types';
 import { ConnectForm } from './connect-form';
 import { ErrorAlert, Notice } from './error-alert';
 import { formatDateTime, formatRelative, platformName } from './format';
@@ -26,7 +26,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
   const [error, setError] = useState<string | undefined>(() => query.get('error') ?? undefined);
   const [notice, setNotice] = useState<string>();
   const [openForm, setOpenForm] = useState<string>();
-  const [webhook, setWebhook] = useState<{ url: string; label: string; platform: string; problem?: string }>();
+  const [webhook, setWebhook] = useState<{ url: string; request?: WebhookRequest; label: string; platform: string; problem?: string }>();
   const [reports, setReports] = useState<Record<string, SchemaReport>>({});
   const { busy, perform } = useAction<string>((caught) => setError(errorMessage(caught)));
 
@@ -66,7 +66,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
     setOpenForm(undefined);
     setError(undefined);
     setNotice(`Connected ${answer.connection.label}.${registeredWords(answer.connection.platform, answer.webhook)}`);
-    if (answer.webhookUrl && !answer.webhook?.registered) setWebhook({ url: answer.webhookUrl, label: answer.connection.label, platform: answer.connection.platform, problem: answer.webhook?.problem });
+    if (answer.webhookUrl && !answer.webhook?.registered) setWebhook({ url: answer.webhookUrl, request: answer.webhookRequest, label: answer.connection.label, platform: answer.connection.platform, problem: answer.webhook?.problem });
     void load();
   };
 
@@ -78,9 +78,9 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
         const report = await ensureSchema(connection.id);
         setReports((current) => ({ ...current, [connection.id]: report }));
       } else if (action === 'webhook') {
-        const { webhookUrl, webhook } = await renewWebhookUrl(connection.id);
+        const { webhookUrl, webhookRequest, webhook } = await renewWebhookUrl(connection.id);
         if (webhook?.registered) setNotice(`New webhook address for ${connection.label}.${registeredWords(connection.platform, webhook)}`);
-        else setWebhook({ url: webhookUrl, label: connection.label, platform: connection.platform, problem: webhook?.problem });
+        else setWebhook({ url: webhookUrl, request: webhookRequest, label: connection.label, platform: connection.platform, problem: webhook?.problem });
       } else if (action === 'sync') {
         const run = await startRun({ platform: connection.platform, connectionId: connection.id, scope: 'all' });
         navigate(runHref(run.id));
@@ -100,7 +100,7 @@ export function ConnectionsPage({ query }: { query: URLSearchParams }) {
       <h1 tabIndex={-1}>Connections</h1>
       <ErrorAlert message={error} />
       <Notice message={notice} />
-      {webhook && <WebhookUrlOnce url={webhook.url} label={webhook.label} platform={webhook.platform} problem={webhook.problem} onDone={() => setWebhook(undefined)} />}
+      {webhook && <WebhookUrlOnce url={webhook.url} request={webhook.request} label={webhook.label} platform={webhook.platform} problem={webhook.problem} onDone={() => setWebhook(undefined)} />}
 
       {data && platforms.length > 0 && (
         <div class="actions">

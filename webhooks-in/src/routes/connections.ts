@@ -142,6 +142,7 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     const body: ConnectionSaved = { connection: connectionView(connected.record, undefined) };
     const webhookUrl = url ?? (connected.webhookUrl && absoluteUrl(req, options.publicUrl, connected.webhookUrl));
     if (webhookUrl) body.webhookUrl = webhookUrl;
+    if (webhookUrl && connected.webhookRequest) body.webhookRequest = connected.webhookRequest;
     if (webhook) body.webhook = webhook;
     res.status(201).location(`/api/connections`).json(body);
   });
@@ -177,7 +178,11 @@ export function connectionRoutes(options: ConnectionRoutesOptions): Router {
     await store().save(renewed.record);
     // Registered again where the hub does that: the old registration, with the old secret, is replaced.
     const { webhook } = await registerConnectionWebhook(options.platforms[record.platform], renewed.record, hubBaseUrl(req, options.publicUrl), options.logger, store());
-    const answer: WebhookUrlRenewed = { webhookUrl: absoluteUrl(req, options.publicUrl, renewed.webhookUrl), ...(webhook ? { webhook } : {}) };
+    const answer: WebhookUrlRenewed = {
+      webhookUrl: absoluteUrl(req, options.publicUrl, renewed.webhookUrl),
+      ...(renewed.webhookRequest ? { webhookRequest: renewed.webhookRequest } : {}),
+      ...(webhook ? { webhook } : {}),
+    };
     res.json(answer);
   });
 
