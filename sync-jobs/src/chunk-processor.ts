@@ -26,9 +26,11 @@ export interface ChunkDeps extends HostWriteOptions {
   /**
    * Stores results the moment they are bought (default: `cache.setMany`). The queue passes one that
    * also adds the billable ones to the run's credits in the same Redis step, so neither a replayed
-   * chunk nor a killed worker makes the run's credits differ from what the engine billed.
+   * chunk nor a killed worker makes the run's credits differ from what the engine billed. It may
+   * answer with the result the run already holds for an address (another chunk bought it first): that
+   * one is written instead, so every record of the address gets the same values.
    */
-  keepBought?: (bought: Verification[]) => Promise<void>;
+  keepBought?: (bought: Verification[]) => Promise<Verification[] | void>;
   /** Verifications in flight at once within this chunk. */
   concurrency?: number;
   /** The purchases of the run's other chunks in this process (the in-process executor's pages). */
@@ -132,10 +134,14 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     },
     // Called by the batch the moment a result is bought: kept before anything else happens to it.
     setMany: async (results) => {
-      if (deps.keepBought) await deps.keepBought(results);
-      else await deps.cache?.setMany(results);
+      if (!deps.keepBought) return deps.cache?.setMany(results);
+      const kept = await deps.keepBought(results);
+      kept?.forEach((v, i) => {
+        if (v !== results[i]) heldByRun.set(v.normalized, v);
+      });
     },
   };
+  const heldByRun = new Map<string, Verification>();
 
   const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache, shared: deps.shared });
   const emails = input.contacts.map((c) => c.email);
@@ -151,6 +157,10 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     now: input.now ? () => input.now! : undefined,
   });
 
+  // What this chunk bought for an address the run already had an answer for is replaced by that answer.
+  report.results.forEach((v, i) => {
+    if (v) report.results[i] = heldByRun.get(v.normalized) ?? v;
+  });
   // An answer another chunk bought counts as a cache hit here: it was not bought by this chunk.
   for (const key of report.servedByOthers) cacheHits.add(key);
   const unique = new Map<string, Verification>();

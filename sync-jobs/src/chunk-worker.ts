@@ -58,7 +58,7 @@ export class ChunkWorker {
             writeBegunBefore = await store.markWriteStarted(data.runId, data.pageIndex);
           },
         },
-        { connector, verifier, ...this.ctx.runCache(run), concurrency: settings.verifyConcurrency, writeBatchSize: this.ctx.registry.writeBatchSize(run.platform) },
+        { connector, verifier, ...this.ctx.runCache(run, { oneAnswerPerAddress: true }), concurrency: settings.verifyConcurrency, writeBatchSize: this.ctx.registry.writeBatchSize(run.platform) },
       );
     } catch (error) {
       if (cap !== undefined) await store.releaseCredits(data.runId, data.pageIndex);

@@ -84,13 +84,17 @@ export class Keys {
   purchases(id: string): string {
     return `${this.run(id)}:purchases`;
   }
+  /** The run's answer for each address it bought (address -> result JSON), the first stored: one result an address in a run. */
+  answers(id: string): string {
+    return `${this.run(id)}:answers`;
+  }
   /** Held by the one worker reconciling runs at a time. */
   reconcileLock(): string {
     return `${this.prefix}:reconcile-lock`;
   }
   /** Every key of one run (the run hash first). */
   runKeys(id: string): string[] {
-    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id), this.looking(id)];
+    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id), this.looking(id), this.answers(id)];
   }
   /** Schedule definitions by id (JSON): kept while a schedule is paused, when it has no BullMQ job scheduler. */
   schedules(): string {

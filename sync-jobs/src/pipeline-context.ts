@@ -119,10 +119,13 @@ export class PipelineContext {
    * moment it is bought together with the run's credits counter, so a replayed chunk never buys it
    * again and the run's credits equal what the engine billed, whatever dies when.
    */
-  runCache(run: Pick<RunRecord, 'id' | 'options'>): { cache: RedisVerificationCache; keepBought: (bought: Verification[]) => Promise<void> } {
+  runCache(run: Pick<RunRecord, 'id' | 'options'>, options: { oneAnswerPerAddress?: boolean } = {}): { cache: RedisVerificationCache; keepBought: (bought: Verification[]) => Promise<Verification[]> } {
     const cache = this.cache.withFreshness(run.options.freshnessDays ?? this.settings.freshnessDays);
     const credits = this.store.creditsCounter(run.id);
-    return { cache, keepBought: (bought) => cache.keepBought(bought, credits) };
+    // The run's chunks: an address bought by two of them at once keeps the first answer (run-answers.ts).
+    // Not re-checks: their new answer is meant to replace the run's unknown one.
+    const answers = options.oneAnswerPerAddress ? this.store.answers(run.id) : undefined;
+    return { cache, keepBought: (bought) => cache.keepBought(bought, credits, answers) };
   }
 
   async completeIfDone(runId: string): Promise<void> {
@@ -136,6 +139,8 @@ export class PipelineContext {
   }
 
   async announceFinished(runId: string): Promise<void> {
+    // The run's answers only serve its chunks while it runs (a late chunk keeps its own, set to expire).
+    await this.redis.del(this.keys.answers(runId));
     await this.redis.publish(`${this.keys.prefix}:${FINISHED_CHANNEL}`, runId);
   }
 }

@@ -78,6 +78,7 @@ export class PrivacyEraser {
       summary.reportRows += await this.tombstone(this.keys.report(id), (row) => isContact(id, row), (row: ReportRow) => ({ contactId: '', email: '', risk: row.risk, score: row.score, reason: row.reason, outcome: row.outcome, erased: true }));
       summary.failureRows += await this.tombstone(this.keys.failures(id), (row) => isContact(id, row), () => ({ contactId: '', email: '', erased: true }));
       summary.purchases += await this.forgetPurchases(this.keys.purchases(id), addresses);
+      await this.forgetAnswers(this.keys.answers(id), addresses);
     }
     for (const address of cachedForms) summary.cacheEntries += await this.redis.del(this.keys.cache(address));
     if (this.bounces) summary.bounceEntries = await this.bounces.erase({ connectionId: event.connectionId, contactId: event.contactId, emails: cachedForms });
@@ -125,6 +126,18 @@ export class PrivacyEraser {
       cursor = next;
     } while (cursor !== '0');
     return members.length ? this.redis.srem(key, ...members) : 0;
+  }
+
+  /** A running run's answers are kept by address (run-answers.ts). */
+  private async forgetAnswers(key: string, addresses: Set<string>): Promise<void> {
+    const fields: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.hscan(key, cursor, 'COUNT', 1000);
+      for (let i = 0; i < batch.length; i += 2) if (addresses.has(matchKey(batch[i]!))) fields.push(batch[i]!);
+      cursor = next;
+    } while (cursor !== '0');
+    if (fields.length) await this.redis.hdel(key, ...fields);
   }
 
   private async jobs(queue: Queue): Promise<Job[]> {

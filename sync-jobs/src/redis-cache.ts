@@ -1,6 +1,7 @@
 import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
+import { keepFirstAnswers, type RunAnswers } from './run-answers';
 import { COUNT_PURCHASE, flaggedPurchase, storeResults, type StoredEntry } from './store-results-script';
 
 const DAY_MS = 86_400_000;
@@ -77,17 +78,24 @@ export class RedisVerificationCache implements VerificationCache {
    *
    * On a cluster the cache entries and the run are on different slots, which no MULTI spans: the
    * entries are stored first, then the purchases counted (still once each).
+   *
+   * With the run's `answers`, an address the run already has an answer for keeps it (run-answers.ts):
+   * that answer is returned in place of the one just bought, and only answers kept are cached, so the
+   * cache and every record of the run hold one result. Returns `results`, each as the run holds it.
    */
-  async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }): Promise<void> {
-    const entries = this.entries(results);
+  async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }, answers?: RunAnswers): Promise<Verification[]> {
+    const kept = answers ? await keepFirstAnswers(this.redis, answers, results) : results;
+    const entries = this.entries(kept.filter((v, i) => v === results[i]));
+    // Every purchase is counted, a replaced one too: the engine billed it (or, collected again, counts once).
     const billable = results.filter((v) => v.billable);
     const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map(flaggedPurchase)] as const) : undefined;
     if (this.keys.cluster) {
       await this.setEach(entries);
       if (countArgs) await this.redis.eval(...countArgs);
-      return;
+      return kept;
     }
     await storeResults(this.redis, entries, credits && { ...credits, ids: billable.map(flaggedPurchase) });
+    return kept;
   }
 
   /** What to store for each result: unknowns are not kept, nor results already past the longest freshness window. */

@@ -7,6 +7,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { runName } from '@verify-hub/core';
 import type { ReportRow, RunBreakdown, RunCounters, RunListFilter, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
+import type { RunAnswers } from './run-answers';
 import { breakdownDelta, FAILURES_KEPT, readBreakdown } from './run-breakdown';
 import { COUNT_PAGE, NOTE_LOOKED, APPEND_REPORT, SAVE_PAGE, TRY_COMPLETE, RESERVE_CREDITS, CREDIT_STATE, RELEASE_IF_SAME, TRANSITION } from './run-store-scripts';
 
@@ -182,6 +183,11 @@ export class RunStore {
   }
 
   /** Where the run's credits counter lives: results bought are counted there as they are cached. */
+  /** Where the run keeps its first answer for each address (run-answers.ts), kept as long as its other keys. */
+  answers(id: string): RunAnswers {
+    return { key: this.keys.answers(id), ttlMs: this.retentionMs };
+  }
+
   creditsCounter(id: string): { key: string; field: string; purchases: string } {
     return { key: this.keys.run(id), field: counterField('credits'), purchases: this.keys.purchases(id) };
   }
