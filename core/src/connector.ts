@@ -53,6 +53,20 @@ export interface WriteOptions {
   /** Report what would change; change nothing. */
   dryRun?: boolean;
   actions?: { invalid?: RiskAction };
+  /** Where the write records what it started on the platform, kept for a replay of the same write (see WriteProgress). */
+  progress?: WriteProgress;
+}
+
+/**
+ * What a write keeps across its replays: a write the host replays (a run's chunk whose worker died)
+ * finds what its earlier attempt recorded here, such as a platform bulk job it submitted, and resumes
+ * that job instead of submitting the same one again. Kept by the host per chunk, in Redis; absent
+ * where a write is not replayed. Keys are the connector's own; values short strings (a job id).
+ */
+export interface WriteProgress {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 export interface WriteFailure {

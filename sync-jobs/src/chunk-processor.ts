@@ -219,13 +219,17 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   };
 }
 
-/** Replaces what each contact holds now (`current`, tags, status) with the platform's own values. */
+/**
+ * Replaces what each contact holds now (`current`, tags, status, and the payload the connector reads
+ * at write time, such as the ids of its tags) with the platform's own values. A payload the re-read
+ * does not give (a connector that keeps it from the page only) stays as pulled.
+ */
 async function rereadContacts(connector: Connector, results: ContactResult[]): Promise<void> {
   if (!connector.pullByIds || results.length === 0) return;
   const now = new Map((await connector.pullByIds(results.map((r) => r.contact.id))).map((c) => [c.id, c]));
   for (const r of results) {
     const fresh = now.get(r.contact.id);
-    if (fresh) r.contact = { ...r.contact, current: fresh.current, tags: fresh.tags, status: fresh.status };
+    if (fresh) r.contact = { ...r.contact, current: fresh.current, tags: fresh.tags, status: fresh.status, payload: fresh.payload ?? r.contact.payload };
   }
 }
 

@@ -9,6 +9,7 @@ import { jobIds, type ChunkJobData } from './queues';
 import { unknownReasons, type RecheckWorker } from './recheck-worker';
 import { permanentAsUnrecoverable, platformStop, rateWaitOf, type RunPauses } from './run-pauses';
 import { writeOptionsOf } from './single-writer-run';
+import { chunkWriteProgress } from './write-progress';
 
 /** `chunk` jobs: one page of a run verified, written back and counted once. */
 export class ChunkWorker {
@@ -41,7 +42,8 @@ export class ChunkWorker {
         {
           contacts: data.contacts,
           connectionId: run.connectionId,
-          writeOptions: writeOptionsOf(run),
+          // A replay of this chunk finds what an earlier attempt's write started (a bulk job) and resumes it.
+          writeOptions: { ...writeOptionsOf(run), progress: chunkWriteProgress(this.ctx.redis, this.ctx.keys.writeProgress(data.runId), data.pageIndex) },
           creditCap: cap === undefined ? undefined : grant,
           purchaseScope: data.runId,
           prior: data.carry,

@@ -88,13 +88,17 @@ export class Keys {
   answers(id: string): string {
     return `${this.run(id)}:answers`;
   }
+  /** What each page's write started on the platform (`<page>:<name>` -> a bulk job id), for a replay to resume (write-progress.ts). */
+  writeProgress(id: string): string {
+    return `${this.run(id)}:write-progress`;
+  }
   /** Held by the one worker reconciling runs at a time. */
   reconcileLock(): string {
     return `${this.prefix}:reconcile-lock`;
   }
   /** Every key of one run (the run hash first). */
   runKeys(id: string): string[] {
-    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id), this.looking(id), this.answers(id)];
+    return [this.run(id), this.pagesDone(id), this.parked(id), this.report(id), this.breakdown(id), this.failures(id), this.writer(id), this.writeStarted(id), this.pageCursors(id), this.purchases(id), this.reservations(id), this.looking(id), this.answers(id), this.writeProgress(id)];
   }
   /** Schedule definitions by id (JSON): kept while a schedule is paused, when it has no BullMQ job scheduler. */
   schedules(): string {

@@ -104,7 +104,7 @@ export class ActivecampaignConnector implements Connector {
   async write(results: ContactResult[], options: WriteOptions = {}): Promise<WriteReport> {
     const schema = await this.schema();
     const { read, gone } = await this.readUnread(results, schema);
-    const report = await writeContacts(this.client, this.writeLimiters, schema, planWrites(read), this.polling, options.dryRun === true);
+    const report = await writeContacts(this.client, this.writeLimiters, schema, planWrites(read), this.polling, { dryRun: options.dryRun === true, progress: options.progress });
     return { ...report, failed: [...gone, ...report.failed] };
   }
 

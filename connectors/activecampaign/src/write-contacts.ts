@@ -1,4 +1,4 @@
-import type { CallLimiter, WriteFailure, WriteReport } from '@verify-hub/core';
+import type { CallLimiter, WriteFailure, WriteProgress, WriteReport } from '@verify-hub/core';
 import type { AccountSchema } from './account-schema';
 import type { ActivecampaignClient } from './api-client';
 import { runBulkImport, type ImportEntry, type ImportPolling } from './bulk-import';
@@ -30,10 +30,10 @@ function entryOf(change: ContactChange, schema: AccountSchema): ImportEntry | st
  * changed fields and the missing risk tag of every contact go in one bulk import (the host keeps a
  * batch within its 250 contacts). A contact the import did not take is reported with ActiveCampaign's
  * reason; an address that had left its contact (the import made a new contact for it) is reported
- * too. A dry run sends nothing.
+ * too. A dry run sends nothing. An import a replay of this write finds in `progress` is waited for, not sent again.
  */
-export async function writeContacts(client: ActivecampaignClient, limiters: WriteLimiters, schema: AccountSchema, plan: WritePlan, polling: ImportPolling, dryRun: boolean): Promise<WriteReport> {
-  if (dryRun) return { written: plan.changes.length, unchanged: plan.unchanged, failed: [] };
+export async function writeContacts(client: ActivecampaignClient, limiters: WriteLimiters, schema: AccountSchema, plan: WritePlan, polling: ImportPolling, options: { dryRun: boolean; progress?: WriteProgress }): Promise<WriteReport> {
+  if (options.dryRun) return { written: plan.changes.length, unchanged: plan.unchanged, failed: [] };
   const failed: WriteFailure[] = await removeOldRiskTags(client, plan.changes);
   const untagged = new Set(failed.map((f) => f.contactId));
   const entries: ImportEntry[] = [];
@@ -48,7 +48,7 @@ export async function writeContacts(client: ActivecampaignClient, limiters: Writ
     }
   }
   if (entries.length) {
-    const outcome = await runBulkImport(client, entries.length === 1 ? limiters.singleImports : limiters.imports, entries, polling);
+    const outcome = await runBulkImport(client, entries.length === 1 ? limiters.singleImports : limiters.imports, entries, polling, options.progress);
     const strays = await strayAddresses(client, schema, outcome.created, imported);
     for (const change of imported) {
       const email = change.email.toLowerCase();
