@@ -108,6 +108,8 @@ export interface ChunkOutcome {
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
   const priorByKey = new Map((input.prior ?? []).map((v) => [v.normalized, v]));
   const cacheHits = new Set<string>();
+  // Answers the run already held for addresses this chunk bought again (keepBought): written instead.
+  const heldByRun = new Map<string, Verification>();
   let looked = 0;
   const lookedMore = (n: number) => {
     looked += n;
@@ -141,7 +143,6 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
       });
     },
   };
-  const heldByRun = new Map<string, Verification>();
 
   const batch = new BatchVerifier(deps.verifier, { concurrency: deps.concurrency ?? 10, cache, shared: deps.shared });
   const emails = input.contacts.map((c) => c.email);

@@ -43,7 +43,7 @@ export class ChunkWorker {
           contacts: data.contacts,
           connectionId: run.connectionId,
           // A replay of this chunk finds what an earlier attempt's write started (a bulk job) and resumes it.
-          writeOptions: { ...writeOptionsOf(run), progress: chunkWriteProgress(this.ctx.redis, this.ctx.keys.writeProgress(data.runId), data.pageIndex) },
+          writeOptions: { ...writeOptionsOf(run), progress: chunkWriteProgress(this.ctx.redis, store.writeProgress(data.runId), data.pageIndex) },
           creditCap: cap === undefined ? undefined : grant,
           purchaseScope: data.runId,
           prior: data.carry,

@@ -188,6 +188,11 @@ export class RunStore {
     return { key: this.keys.answers(id), ttlMs: this.retentionMs };
   }
 
+  /** Where the run's chunks keep what their writes started on the platform (write-progress.ts), kept as long as its other keys. */
+  writeProgress(id: string): { key: string; ttlMs: number } {
+    return { key: this.keys.writeProgress(id), ttlMs: this.retentionMs };
+  }
+
   creditsCounter(id: string): { key: string; field: string; purchases: string } {
     return { key: this.keys.run(id), field: counterField('credits'), purchases: this.keys.purchases(id) };
   }

@@ -1,6 +1,7 @@
 import { ActivecampaignConnector, activecampaignEnvironment } from '@verify-hub/connector-activecampaign';
-import { AuthError, RateLimitError, TransientError, createLocalLimiter, parseScope, type ConnectionRecord, type Contact, type Verification } from '@verify-hub/core';
+import { AuthError, RateLimitError, TransientError, createLocalLimiter, parseScope, type ConnectionRecord, type Contact, type Verification, type WriteProgress } from '@verify-hub/core';
 import { FakeActivecampaign } from '../fakes/activecampaign';
+import { until } from '../setup/until';
 
 const verification = (email: string, risk: Verification['risk'], checkedAt = '2026-11-01T10:00:00.000Z'): Verification =>
   ({
@@ -171,6 +172,54 @@ describe('ActiveCampaign connector against the fake account', () => {
     await expect(connector.write([{ contact: contact!, verification: verification('t@example.com', 'safe') }], {})).rejects.toBeInstanceOf(TransientError);
     const report = await connector.write([{ contact: contact!, verification: verification('t@example.com', 'safe') }], {});
     expect(report.written).toBe(1);
+  });
+
+  /** What the host keeps for a chunk's write (core's WriteProgress), here in memory. */
+  const progressIn = (held: Map<string, string>): WriteProgress => ({
+    get: async (key) => held.get(key),
+    set: async (key, value) => void held.set(key, value),
+    delete: async (key) => void held.delete(key),
+  });
+
+  it('a write replayed while its import still waits resumes that import (the host kept its batch id): one import', async () => {
+    for (let i = 0; i < 5; i++) fake.store.addContact(`resume${i}@example.com`);
+    fake.imports.delayMs = 400;
+    const connector = connectorFor(fake);
+    await connector.ensureSchema();
+    const pulled = await pullAll(connector, 'all');
+    const results = pulled.map((contact) => ({ contact, verification: verification(contact.email, 'safe') }));
+    const held = new Map<string, string>();
+    const lost = connector.write(results, { progress: progressIn(held) });
+    await until(() => held.size === 1, 5_000, 'the import batch id kept');
+    // The replay reads the contacts again: the import is not applied yet, so it plans the very same import.
+    const reread = new Map((await connector.pullByIds(pulled.map((c) => c.id))).map((c) => [c.id, c]));
+    const again = pulled.map((c) => ({ contact: reread.get(c.id)!, verification: verification(c.email, 'safe') }));
+    const replayed = await connector.write(again, { progress: progressIn(held) });
+    expect(replayed).toEqual({ written: 5, unchanged: [], failed: [] });
+    await lost;
+    expect(fake.imports.records.sizes).toEqual([5]);
+    expect([...fake.imports.records.writesPerContact.values()]).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('an import that ended failed, or that ActiveCampaign no longer knows, is not resumed: the next attempt imports anew', async () => {
+    fake.store.addContact('anew@example.com');
+    const connector = connectorFor(fake);
+    await connector.ensureSchema();
+    const [contact] = await pullAll(connector, 'all');
+    const write = (progress: WriteProgress) => connector.write([{ contact: contact!, verification: verification('anew@example.com', 'safe') }], { progress });
+    const held = new Map<string, string>();
+    fake.imports.endings.push('failed');
+    await expect(write(progressIn(held))).rejects.toBeInstanceOf(TransientError);
+    expect(held.size).toBe(0); // forgotten: the host's retry sends it again
+    expect((await write(progressIn(held))).written).toBe(1);
+    // A batch id ActiveCampaign does not know (long gone): forgotten, and the import sent anew.
+    const forgotten: string[] = [];
+    const stale: WriteProgress = { get: async () => 'no-such-batch', set: async () => undefined, delete: async (key) => void forgotten.push(key) };
+    fake.store.addContact('anew2@example.com');
+    const [, other] = await pullAll(connector, 'all');
+    expect((await connector.write([{ contact: other!, verification: verification('anew2@example.com', 'safe') }], { progress: stale })).written).toBe(1);
+    expect(forgotten).toHaveLength(1);
+    expect(fake.imports.records.sizes).toEqual([1, 1, 1]);
   });
 
   it('a refused token is an AuthError; a 429 is a RateLimitError until its Retry-After', async () => {
