@@ -8,7 +8,7 @@ import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-st
 import { FakeSalesforce } from '../fakes/salesforce/fake-salesforce';
 import type { FakeStreaming } from '../fakes/salesforce/fake-streaming';
 import { withStreaming } from '../fakes/salesforce/fake-streaming-org';
-import { connectionRecord, fakeVariables } from './helpers';
+import { connectionRecord, fakeVariables, openConnector } from './helpers';
 
 const TOKEN = 'salesforce-cdc-admin-token-0123456789';
 
@@ -34,7 +34,9 @@ describe('Salesforce Change Data Capture through verify-hub serve', () => {
     const record = connectionRecord(org);
     connectionId = record.id;
     await stack.hub.pipeline.connections!.save(record);
-    await stack.hub.pipeline.ensureSchema(connectionId); // `verify-hub salesforce setup`
+    // `verify-hub salesforce setup`: the fields, then Contact and Lead selected for Change Data Capture.
+    await stack.hub.pipeline.ensureSchema(connectionId);
+    expect((await openConnector(org).connector.ensureRealTime()).created).toEqual(['ContactChangeEvent', 'LeadChangeEvent']);
   });
   afterAll(async () => {
     await stack?.close();

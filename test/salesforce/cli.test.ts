@@ -51,16 +51,50 @@ describe('verify-hub salesforce connect and setup', () => {
       await run('salesforce', 'setup', '--connection', id);
       expect(lines[0]).toMatch(/^created: field Contact\.EV_Risk__c, .*permission set Verify_Hub_Fields \(read and edit on 18 fields\).*assigned to the API user/);
       expect(process.exitCode).toBeUndefined();
-      // Real time said plainly: Change Data Capture, and the scheduled pulls of an org without it.
-      expect(lines.join('\n')).toMatch(/real time: verify-hub follows Change Data Capture .*select Contact and Lead/);
-      expect(lines.join('\n')).toMatch(/without Change Data Capture \(Professional Edition has none\), .* pulled every 15 minutes instead/);
+      // Real time: the edition read, Contact and Lead selected for Change Data Capture.
+      expect(lines.slice(-2)).toEqual(['real time: this org is Enterprise Edition: verify-hub follows Change Data Capture on the standard ChangeEvents channel', 'selected for Change Data Capture: ContactChangeEvent, LeadChangeEvent']);
       lines = [];
       await run('salesforce', 'setup', '--connection', id);
       expect(lines[0]).toBe('created: nothing (everything was already there)');
+      expect(lines.at(-1)).toBe('already selected for Change Data Capture: ContactChangeEvent, LeadChangeEvent');
+      expect(fake.changeEvents.createCalls).toEqual(['ContactChangeEvent', 'LeadChangeEvent']);
       // The renewed session was saved for every worker.
       expect((await store.get(id))!.credentials.accessToken).not.toBe(record!.credentials.accessToken);
       expect(lines.join('\n')).not.toMatch(/00D!/);
     } finally {
+      await store.delete(id);
+      redis.disconnect();
+    }
+  });
+
+  it('setup creates the fields when the selection is refused (exit 1, the permission named), and tells a Professional org it is pulled every 15 minutes', async () => {
+    const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const store = new RedisConnectionStore(redis, new Keys(), new SecretBox(secretKey));
+    const id = `salesforce-${fake.orgId}`;
+    fake.customFields.clear();
+    fake.changeEvents.members.clear();
+    fake.changeEvents.permissions.customizeApplication = false;
+    try {
+      await run('salesforce', 'connect');
+      lines = [];
+      await run('salesforce', 'setup', '--connection', id);
+      expect(lines[0]).toMatch(/^created: field Contact\.EV_Risk__c, /);
+      expect(fake.customFields.size).toBe(18);
+      expect(lines.filter((l) => l.startsWith('problem: '))).toEqual([
+        expect.stringMatching(/^problem: Salesforce refused to select ContactChangeEvent \(INSUFFICIENT_ACCESS\): the API user needs the "Customize Application" permission/),
+        expect.stringMatching(/^problem: Salesforce refused to select LeadChangeEvent \(INSUFFICIENT_ACCESS\): the API user needs the "Customize Application" permission/),
+      ]);
+      expect(process.exitCode).toBe(1);
+
+      process.exitCode = undefined;
+      fake.organizationType = 'Professional Edition';
+      lines = [];
+      await run('salesforce', 'setup', '--connection', id);
+      expect(lines.at(-1)).toMatch(/^real time: this org is Professional Edition, which has no Change Data Capture .* pulled every 15 minutes instead/);
+      expect(process.exitCode).toBeUndefined();
+    } finally {
+      fake.organizationType = 'Enterprise Edition';
+      fake.changeEvents.permissions.customizeApplication = true;
       await store.delete(id);
       redis.disconnect();
     }

@@ -1,13 +1,15 @@
 import { ConfigError, InputError, type CliCommand, type SchemaReport } from '@verify-hub/core';
-import { DEFAULT_POLL_MS } from './cdc-fallback';
+import { realTimeLines } from './cdc-setup';
 import { jwtConnection } from './connect';
+import { SalesforceConnector } from './connector';
 import { salesforceEnvironment } from './environment';
 import { SalesforceSettings } from './settings';
 
 /**
  * `verify-hub salesforce ...`, described for the CLI (core's CliCommand): `connect` signs in with the
  * JWT bearer flow and stores the org's connection, `setup` creates the fields and their permission
- * set. Runs and disconnecting are the CLI's own: `verify-hub sync salesforce --connection <id>`,
+ * set, then sets real time up for the org's edition (cdc-setup.ts). Runs and disconnecting are the
+ * CLI's own: `verify-hub sync salesforce --connection <id>`,
  * `verify-hub disconnect <id>`.
  */
 
@@ -18,15 +20,6 @@ function printSchemaReport(report: SchemaReport): void {
   if (report.existing.length) console.log(`already there: ${report.existing.join(', ')}`);
   for (const problem of report.problems) console.log(`problem: ${problem}`);
 }
-
-/**
- * What real time this org gets, said where the admin sets it up (issue 33): setup cannot see the
- * edition, so it says both cases and where the hub tells which one applies.
- */
-export const REAL_TIME_WORDS = [
-  'real time: verify-hub follows Change Data Capture (ContactChangeEvent, LeadChangeEvent); select Contact and Lead in Setup > Integrations > Change Data Capture',
-  `without Change Data Capture (Professional Edition has none), Contacts and Leads changed since the last look are pulled every ${DEFAULT_POLL_MS / 60_000} minutes instead; verify-hub serve or worker logs which one this org gets`,
-];
 
 const whole = (flag: string, value: unknown): number | undefined => {
   if (value === undefined) return undefined;
@@ -68,14 +61,18 @@ const connect: CliCommand = {
 
 const setup: CliCommand = {
   name: 'setup',
-  description: 'Create the verify-hub fields on Contact and Lead and the Verify_Hub_Fields permission set, assigned to the API user (idempotent)',
+  description: "Create the verify-hub fields on Contact and Lead and the Verify_Hub_Fields permission set, assigned to the API user; read the org's edition and select Contact and Lead for Change Data Capture where it has it (idempotent)",
   options: [{ flags: '--connection <id>', description: 'a stored connection (salesforce-<orgId>)', required: true }],
   async run(_args, options, context) {
     const { openConnector } = await context();
-    const report = await (await openConnector(String(options.connection))).ensureSchema();
+    const connector = await openConnector(String(options.connection));
+    const report = await connector.ensureSchema();
     printSchemaReport(report);
-    for (const line of REAL_TIME_WORDS) console.log(line);
-    return report.problems.length ? EXIT_FAILED : undefined;
+    // A refused selection does not stop the fields: it is reported with them.
+    const realTime = connector instanceof SalesforceConnector ? await connector.ensureRealTime() : undefined;
+    for (const line of realTime ? realTimeLines(realTime) : []) console.log(line);
+    for (const problem of realTime?.problems ?? []) console.log(`problem: ${problem}`);
+    return report.problems.length || realTime?.problems.length ? EXIT_FAILED : undefined;
   },
 };
 

@@ -1,4 +1,5 @@
 import type { ConnectionRecord, Connector, ConnectorDeps, Contact, ContactResult, DisconnectReport, Page, PlatformContext, SchemaReport, Scope, WriteOptions, WriteReport } from '@verify-hub/core';
+import { ensureChangeEventSelection, type RealTimeReport } from './cdc-setup';
 import type { SalesforceEnvironment } from './environment';
 import { salesforceError } from './errors';
 import { oauth2 } from './oauth';
@@ -47,6 +48,14 @@ export class SalesforceConnector implements Connector {
   /** The custom fields on Contact and Lead and their permission set (schema.ts); cheap when all are there. */
   ensureSchema(): Promise<SchemaReport> {
     return ensureSalesforceSchema(this.session);
+  }
+
+  /**
+   * Real time as `verify-hub salesforce setup` sets it up (cdc-setup.ts): the org's edition, and Contact
+   * and Lead (the connection's objects) selected for Change Data Capture. Not part of a run's set-up.
+   */
+  ensureRealTime(): Promise<RealTimeReport> {
+    return ensureChangeEventSelection(this.session, this.settings.objects);
   }
 
   pull(scope: Scope, cursor?: string): Promise<Page> {

@@ -14,4 +14,5 @@ export { EXTERNAL_SERVICES_RULES, externalServicesProblems, type ExternalService
 export { CDC_CHANNELS, CDC_OBJECTS, HUB_CLIENT_ID, readChange, type CdcObject, type ReadChange } from './cdc-events';
 export { CdcJournal, ChangeDataCaptureUnavailableError, StreamingAuthError, type CdcJournalOptions } from './cdc-journal';
 export { SalesforceChangeJournal, DEFAULT_POLL_MS, POLL_OVERLAP_MS } from './cdc-fallback';
+export { CHANGE_DATA_CAPTURE_EDITIONS, DEFAULT_ENTITY_ALLOCATION, STANDARD_CHANNEL, ensureChangeEventSelection, realTimeLines, type RealTimeReport } from './cdc-setup';
 export { changeEventsTask, type ChangeEventsTaskOptions } from './cdc-task';

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { answerMetadata, soapFault, soapSession, type CustomFieldDefinition, type FieldPermission } from './fake-metadata';
 import { parseSoql, type FakeRecord } from './fake-soql';
 import { FakeBulk } from './fake-bulk';
+import { FakeChangeEventSelection } from './fake-change-events';
 
 /**
  * A fake Salesforce org on loopback, behaving as Salesforce documents what the connector relies on:
@@ -15,6 +16,8 @@ import { FakeBulk } from './fake-bulk';
  * (401) for an expired session, and the Metadata API over SOAP (fake-metadata.ts). Fields created
  * through the Metadata API have no field-level security: until a permission set granting them is
  * assigned to the user, queries, describes and writes do not see them (the classic failure).
+ * `Organization` answers the org's edition (`OrganizationType`, Enterprise by default) and the Tooling
+ * API its Change Data Capture selection (fake-change-events.ts).
  * It records every call, every write per record and any change to consent (HasOptedOutOfEmail).
  */
 
@@ -75,6 +78,11 @@ export class FakeSalesforce {
   /** Sizes of each sObject Collections call. */
   readonly collectionSizes: number[] = [];
   readonly bulk: FakeBulk;
+  /** `Organization.OrganizationType`: 'Professional Edition' has no Change Data Capture. */
+  organizationType = 'Enterprise Edition';
+  isSandbox = false;
+  /** The entities selected for Change Data Capture (Tooling API PlatformEventChannelMember). */
+  readonly changeEvents = new FakeChangeEventSelection(() => this.organizationType);
   private readonly accessTokens = new Set<string>();
   private readonly refreshTokens = new Map<string, { revoked: boolean }>();
   private readonly codes = new Map<string, { challenge?: string; redirectUri: string }>();
@@ -359,6 +367,10 @@ export class FakeSalesforce {
       this.assignments.add(set[0]);
       return this.json(res, 201, { id: this.newId('0Pa'), success: true, errors: [] });
     }
+    if (path === '/tooling/query' || path === '/tooling/sobjects/PlatformEventChannelMember') {
+      const answer = method === 'GET' && path === '/tooling/query' ? this.changeEvents.query(url.searchParams.get('q') ?? '') : method === 'POST' ? this.changeEvents.create(body) : undefined;
+      return answer ? this.json(res, answer.status, answer.body) : this.json(res, 405, [{ errorCode: 'METHOD_NOT_ALLOWED', message: `${method} not allowed` }]);
+    }
     if (method === 'PATCH' && path === '/composite/sobjects') return this.collections(JSON.parse(body) as { allOrNone?: boolean; records: Record<string, unknown>[] }, res);
     if (path.startsWith('/jobs/')) return this.bulk.handle(method, path, url, body, req, res);
     return this.json(res, 404, [{ errorCode: 'NOT_FOUND', message: `the fake has no ${method} ${path}` }]);
@@ -373,6 +385,10 @@ export class FakeSalesforce {
       return { errorCode: 'MALFORMED_QUERY', error: String((error as Error).message).split('\n')[0]! };
     }
     if (parsed.object === 'PermissionSetAssignment' || parsed.object === 'PermissionSet') return this.setupQuery(parsed.object, soql);
+    if (parsed.object === 'Organization') {
+      const org = { Id: this.orgId, OrganizationType: this.organizationType, IsSandbox: this.isSandbox };
+      return { totalSize: 1, rows: [Object.fromEntries(parsed.fields.map((f) => [f, org[f as keyof typeof org] ?? null]))], fields: parsed.fields, count: false };
+    }
     const type = parsed.object as SObjectType;
     if (!(type in STANDARD_FIELDS)) return { errorCode: 'INVALID_TYPE', error: `sObject type '${type}' is not supported` };
     const visible = this.visibleFields(type);

@@ -7,7 +7,9 @@ import { FakeStreaming, type FakeStreamingOptions } from './fake-streaming';
  * it, with the org's session ids), and a change event for every record change the way Change Data
  * Capture publishes them: a record added (CREATE), someone's edit (`change`: UPDATE of those fields),
  * and every write of the hub (UPDATE of the EV_ fields it wrote, by the integration user): Salesforce
- * does not leave out the subscriber's own changes.
+ * does not leave out the subscriber's own changes. As in Salesforce, only the entities selected for
+ * Change Data Capture (`org.changeEvents`) publish, and only in an edition that has it: the streaming's
+ * `changeDataCapture` is the org's edition (false makes it Professional, true Enterprise).
  */
 export function withStreaming(org: FakeSalesforce, options: FakeStreamingOptions = {}): FakeStreaming {
   const sessions = (org as unknown as { accessTokens: Set<string> }).accessTokens;
@@ -16,6 +18,12 @@ export function withStreaming(org: FakeSalesforce, options: FakeStreamingOptions
   const handle = inner.handle.bind(org);
   inner.handle = (req, res) => (new URL(req.url ?? '/', 'http://x').pathname.startsWith('/cometd/') ? streaming.handle(req, res) : handle(req, res));
   const entity = (id: string) => (id.startsWith('00Q') ? 'Lead' : 'Contact') as 'Contact' | 'Lead';
+  Object.defineProperty(streaming, 'changeDataCapture', {
+    get: () => org.changeEvents.available,
+    set: (on: boolean) => void (org.organizationType = on ? 'Enterprise Edition' : 'Professional Edition'),
+  });
+  const publish = streaming.publish.bind(streaming);
+  streaming.publish = (change) => (org.changeEvents.publishes(change.entityName) ? publish(change) : 0);
 
   const add = org.add.bind(org);
   org.add = (type, email, fields = {}) => {

@@ -141,6 +141,11 @@ export class FakeStreaming {
     this.retained.set(CHANNELS[entityName], kept.filter((e) => e.replayId > replayId));
   }
 
+  /** Change events published on an entity's channel so far. */
+  published(entityName: 'Contact' | 'Lead'): number {
+    return this.nextReplay.get(CHANNELS[entityName]) ?? 0;
+  }
+
   /** Clients subscribed to a channel now. */
   subscribers(entityName: 'Contact' | 'Lead'): number {
     return [...this.clients.values()].filter((c) => c.channels.has(CHANNELS[entityName])).length;
