@@ -21,6 +21,8 @@ const spawns = [
   'test/clients/js.test.ts',
   'test/clients/python.test.ts',
   'test/core/engine-transport.test.ts',
+  // node deploy/image-files.js in a child.
+  'test/deploy/image-files.test.ts',
   'test/engine/cli-engine.test.ts',
   'test/engine/openapi.test.ts',
   'test/hubspot/workflow-action.test.ts',
@@ -28,6 +30,8 @@ const spawns = [
   'test/n8n/package-build.test.ts',
   // git repositories, npm pack and sbom, the whole build, Python: the release checks.
   'test/release/',
+  // `verify-hub serve` as a process of its own (its memory growth under a zip bomb is measured).
+  'test/security/uploads.test.ts',
   'test/webhooks-in/serve-forwarder-thread.test.ts',
   'test/webhooks-in/serve-webhook-forwarding.test.ts',
   'test/webhooks-in/serve-workflow-action.test.ts',
