@@ -14,9 +14,13 @@ const { relative } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { groupOf, knownOpenHandles } = require('./suite-groups');
 const { acquireMachineLock, noteLockWait } = require('./machine-lock');
+const { watchWorkerEnd } = require('./worker-leftovers');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
+
+/** How long jest waits for a worker to exit when the run is over before it kills it (jest-worker's default). */
+const WORKER_END_WAIT_MS = 500;
 
 /** Resource types the process keeps by itself between suites (the worker's IPC and output streams). */
 function resourceCounts() {
@@ -110,7 +114,10 @@ class VerifyHubEnvironment extends TestEnvironment {
       this.releaseLock = await acquireMachineLock();
       noteLockWait(this.testPath, Date.now() - asked);
     }
-    workerBaseline ??= resourceCounts();
+    if (!workerBaseline) {
+      workerBaseline = resourceCounts();
+      watchWorkerEnd(() => workerBaseline, () => previousSuite);
+    }
     this.leftByPrevious = previousSuite ? await settledExtra(workerBaseline) : [];
     this.leftBy = previousSuite;
     // Reported once: later suites are measured against what is open now.
@@ -126,7 +133,14 @@ class VerifyHubEnvironment extends TestEnvironment {
     if (this.leftByPrevious.length > 0) {
       state.unhandledErrors.push(new Error(`${this.leftBy}, which ran before this suite in the same worker, left handles open after its check (${this.leftByPrevious.join(', ')})`));
     }
+    const settling = Date.now();
+    const openAtEnd = extraResources(this.resourcesBefore);
     const extra = await settledExtra(this.resourcesBefore);
+    const settleMs = Date.now() - settling;
+    // Closed in the grace period, but later than jest waits for a worker to end after its last suite.
+    if (extra.length === 0 && settleMs > WORKER_END_WAIT_MS) {
+      console.warn(`${relative(this.rootDir, this.testPath)}: what it left open (${openAtEnd.join(', ')}) took ${settleMs} ms to close after its last hook; as a worker's last suite, jest would kill the worker after ${WORKER_END_WAIT_MS} ms`);
+    }
     if (this.trace && extra.length > 0) console.error(`open handles of ${this.testPath}:\n${this.trace.report().join('\n\n')}`);
     const known = knownOpenHandles[relative(this.rootDir, this.testPath)];
     if (extra.length > 0 && known) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { buildCliForTests } from './cli-build';
 import { ensureRedis } from './redis';
 const { WAITS_FILE } = require('./machine-lock') as { WAITS_FILE: string };
+const { LEFTOVERS_FILE } = require('./worker-leftovers') as { LEFTOVERS_FILE: string };
 
 /**
  * Once per run: a live Redis in REDIS_URL for every test file (started if none answers), and one build
@@ -15,6 +16,7 @@ export default async function globalSetup(): Promise<void> {
   const runDir = mkdtempSync(join(tmpdir(), 'vh-jest-run-'));
   Object.assign(globalThis as object, { __verifyHubStopRedis: redis.stop, __verifyHubRunDir: runDir });
   process.env[WAITS_FILE] = join(runDir, 'lock-waits.jsonl');
+  process.env[LEFTOVERS_FILE] = join(runDir, 'worker-leftovers.jsonl');
   mkdirSync(join(runDir, 'cli'));
   process.env.VHTEST_CLI_BIN = await buildCliForTests(join(__dirname, '..', '..'), join(runDir, 'cli'));
 }

@@ -1,0 +1,71 @@
+/**
+ * What keeps a jest worker alive after its last suite. Jest asks each worker to end when the run is over
+ * and kills one still alive 500 ms later ("A worker process has failed to exit gracefully"). The
+ * per-suite check (environment.js) cannot see a handle the last suite of a worker opens after its check
+ * (a reconnect timer started once the server it used is gone): no suite runs after it there. Each worker
+ * notes what it still holds 300 ms after it was asked to end, with the suite it ran last; the global
+ * teardown prints the notes and fails the run.
+ */
+const { appendFileSync, readFileSync } = require('node:fs');
+const { setTimeout } = require('node:timers');
+
+const LEFTOVERS_FILE = 'VHTEST_WORKER_LEFTOVERS';
+/** jest-worker's message asking a child to end (CHILD_MESSAGE_END in jest-worker's types). */
+const CHILD_MESSAGE_END = 2;
+/** Well inside jest's 500 ms: a worker that exits in time writes nothing. */
+const NOTE_AFTER_MS = 300;
+
+function describeHandle(handle) {
+  const name = handle?.constructor?.name ?? typeof handle;
+  if (name === 'ChildProcess') return `ChildProcess pid ${handle.pid} (${handle.spawnfile} ${(handle.spawnargs ?? []).slice(1, 4).join(' ')})`;
+  if (name === 'Server') return `Server ${JSON.stringify(handle.address?.())}`;
+  if (typeof handle?.remotePort === 'number') return `${name} ${handle.localAddress}:${handle.localPort} -> ${handle.remoteAddress}:${handle.remotePort}`;
+  if (handle?._handle?.constructor?.name === 'Pipe') return `${name} pipe fd ${handle._handle.fd}`;
+  return `${name}${handle?.connecting ? ' (connecting)' : ''}`;
+}
+
+/** Called once per worker with what the worker held before its first suite, and the suite it ran last. */
+function watchWorkerEnd(baseline, lastSuite) {
+  const file = process.env[LEFTOVERS_FILE];
+  if (!file || !process.send) return;
+  const onMessage = (message) => {
+    if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
+    // Listening keeps the IPC channel (and so the worker) alive: let go at once.
+    process.removeListener('message', onMessage);
+    setTimeout(() => {
+      const extra = [];
+      for (const [type, n] of counts(process.getActiveResourcesInfo())) {
+        const more = n - (baseline().get(type) ?? 0);
+        if (more > 0 && type !== 'FSReqCallback') extra.push(`${type} x${more}`);
+      }
+      if (extra.length === 0) return;
+      // Stdio pipes and the IPC channel are the worker's own.
+      const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
+      appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles })}\n`);
+    }, NOTE_AFTER_MS).unref();
+  };
+  process.on('message', onMessage);
+}
+
+function counts(types) {
+  const result = new Map();
+  for (const type of types) result.set(type, (result.get(type) ?? 0) + 1);
+  return result;
+}
+
+/** The notes of this run's workers, as lines to print (none when every worker ended in time). */
+function leftoverReport() {
+  let text = '';
+  try {
+    text = readFileSync(process.env[LEFTOVERS_FILE] ?? '', 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .map(({ pid, lastSuite, extra, handles }) => `jest worker ${pid} was still alive after its last suite, ${lastSuite}: ${extra.join(', ')}${handles.length ? ` [${handles.join('; ')}]` : ''}`);
+}
+
+module.exports = { LEFTOVERS_FILE, watchWorkerEnd, leftoverReport };
