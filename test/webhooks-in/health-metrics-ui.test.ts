@@ -7,6 +7,7 @@ import request from 'supertest';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Counter, Registry } from 'prom-client';
+import { DISCONNECT_TIMEOUT_MS } from '@verify-hub/core';
 import { createHubApp } from '@verify-hub/webhooks-in';
 import { FakeRunService } from './fake-run-service';
 import { createHarness, bearer, ADMIN_TOKEN, silentLogger, type Harness } from './harness';
@@ -57,7 +58,9 @@ describe('health, metrics and the queue UI', () => {
 
   it('/readyz answers 503 within its timeout when Redis is down, while /healthz stays up', async () => {
     const port = await closedPort();
-    const down = new Redis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 200 });
+    // Built as the hub builds its clients (core's redisClientPlan): with ioredis's own 2 s disconnect wait, the
+    // clients closed below while Redis is down would keep this worker alive 2 s after the suite.
+    const down = new Redis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 200, disconnectTimeout: DISCONNECT_TIMEOUT_MS });
     down.on('error', () => undefined);
     const uploadDir = mkdtempSync(join(tmpdir(), 'vh-hub-'));
     const app = createHubApp({ runs: new FakeRunService(), redis: down, adminToken: ADMIN_TOKEN, uploadDir, logger: silentLogger, delivery: { enabled: false }, ingest: { worker: false } });
