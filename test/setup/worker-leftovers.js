@@ -3,18 +3,16 @@
  * and kills one still alive 500 ms later ("A worker process has failed to exit gracefully"). The
  * per-suite check (environment.js) cannot see a handle the last suite of a worker opens after its check
  * (a reconnect timer started once the server it used is gone): no suite runs after it there. Each worker
- * notes what it still holds 300 ms after it was asked to end, with the suite it ran last; the global
- * teardown prints the notes and fails the run.
+ * notes what it holds when it is asked to end, with the suite it ran last, and notes its exit when it
+ * exits by itself; the global teardown prints the notes of the workers that never exited by themselves
+ * (jest killed them) and fails the run. (A note written later, from a timer, came too late on a loaded
+ * machine: the kill came first.)
  */
 const { appendFileSync, readFileSync } = require('node:fs');
-const { setTimeout } = require('node:timers');
 
 const LEFTOVERS_FILE = 'VHTEST_WORKER_LEFTOVERS';
 /** jest-worker's message asking a child to end (CHILD_MESSAGE_END in jest-worker's types). */
 const CHILD_MESSAGE_END = 2;
-/** Well inside jest's 500 ms: a worker that exits in time writes nothing. */
-const NOTE_AFTER_MS = 300;
-
 function describeHandle(handle) {
   const name = handle?.constructor?.name ?? typeof handle;
   if (name === 'ChildProcess') return `ChildProcess pid ${handle.pid} (${handle.spawnfile} ${(handle.spawnargs ?? []).slice(1, 4).join(' ')})`;
@@ -32,17 +30,16 @@ function watchWorkerEnd(baseline, lastSuite) {
     if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
     // Listening keeps the IPC channel (and so the worker) alive: let go at once.
     process.removeListener('message', onMessage);
-    setTimeout(() => {
-      const extra = [];
-      for (const [type, n] of counts(process.getActiveResourcesInfo())) {
-        const more = n - (baseline().get(type) ?? 0);
-        if (more > 0 && type !== 'FSReqCallback') extra.push(`${type} x${more}`);
-      }
-      if (extra.length === 0) return;
-      // Stdio pipes and the IPC channel are the worker's own.
-      const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
-      appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles })}\n`);
-    }, NOTE_AFTER_MS).unref();
+    const extra = [];
+    for (const [type, n] of counts(process.getActiveResourcesInfo())) {
+      const more = n - (baseline().get(type) ?? 0);
+      if (more > 0 && type !== 'FSReqCallback') extra.push(`${type} x${more}`);
+    }
+    // Stdio pipes and the IPC channel are the worker's own.
+    const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
+    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles })}\n`);
+    // 'exit' runs only when the worker ends by itself, not when jest kills it.
+    process.once('exit', () => appendFileSync(file, `${JSON.stringify({ pid: process.pid, exited: true })}\n`));
   };
   process.on('message', onMessage);
 }
@@ -61,11 +58,14 @@ function leftoverReport() {
   } catch {
     return [];
   }
-  return text
+  const notes = text
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .map(({ pid, lastSuite, extra, handles }) => `jest worker ${pid} was still alive after its last suite, ${lastSuite}: ${extra.join(', ')}${handles.length ? ` [${handles.join('; ')}]` : ''}`);
+    .map((line) => JSON.parse(line));
+  const exited = new Set(notes.filter((note) => note.exited).map((note) => note.pid));
+  return notes
+    .filter((note) => !note.exited && !exited.has(note.pid))
+    .map(({ pid, lastSuite, extra, handles }) => `jest worker ${pid} did not exit by itself after its last suite, ${lastSuite}; when asked to end it held ${extra.join(', ') || 'nothing beyond its first suite'}${handles.length ? ` [${handles.join('; ')}]` : ''}`);
 }
 
 module.exports = { LEFTOVERS_FILE, watchWorkerEnd, leftoverReport };
