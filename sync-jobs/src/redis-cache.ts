@@ -80,12 +80,14 @@ export class RedisVerificationCache implements VerificationCache {
    * entries are stored first, then the purchases counted (still once each).
    *
    * With the run's `answers`, an address the run already has an answer for keeps it (run-answers.ts):
-   * that answer is returned in place of the one just bought, and only answers kept are cached, so the
-   * cache and every record of the run hold one result. Returns `results`, each as the run holds it.
+   * that answer is returned in place of the one just bought, and it is what is cached, so the cache and
+   * every record of the run hold one result. The run's answer is cached again each time (the same
+   * value): a worker killed between keeping it and caching it leaves it uncached, and a re-sync would
+   * buy the address again and rewrite its records. Returns `results`, each as the run holds it.
    */
   async keepBought(results: Verification[], credits?: { key: string; field: string; purchases: string }, answers?: RunAnswers): Promise<Verification[]> {
     const kept = answers ? await keepFirstAnswers(this.redis, answers, results) : results;
-    const entries = this.entries(kept.filter((v, i) => v === results[i]));
+    const entries = this.entries(kept);
     // Every purchase is counted, a replaced one too: the engine billed it (or, collected again, counts once).
     const billable = results.filter((v) => v.billable);
     const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map(flaggedPurchase)] as const) : undefined;
