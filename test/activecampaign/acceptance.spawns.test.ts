@@ -1,22 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { FakeEngine } from '../fakes/engine';
 import { FakeActivecampaign, MAX_CONTACTS_LIMIT, MAX_IMPORT_CONTACTS, type FakeContact } from '../fakes/activecampaign';
-import { until } from '../webhooks-in/serve-stack';
-import { runCli, startSpawnedHub, type SpawnedHub } from './spawned-hub';
+import { KILLED_WORKER_TAKEN_BACK_FAST, until, useHub, type HubRun } from '../setup/hub-harness';
 
 const CONTACTS = 25_000;
-const ADMIN = `admin-${randomUUID()}`;
 const KINDS = ['safe', 'risky', 'invalid'] as const;
 /** The fake engine's verdict is the address's first word. */
 const expectedRisk = (email: string) => (KINDS as readonly string[]).find((k) => email.startsWith(`${k}.`)) ?? 'safe';
-
-interface Run {
-  id: string;
-  status: string;
-  statusReason?: string;
-  counters: Record<string, number>;
-  progress?: { done: number };
-}
 
 /**
  * ActiveCampaign end to end, as deployed: `verify-hub serve --no-workers` and two `verify-hub worker`
@@ -33,26 +21,30 @@ interface Run {
  */
 describe('ActiveCampaign acceptance: spawned serve and workers', () => {
   let fake: FakeActivecampaign;
-  let engine: FakeEngine;
-  let hub: SpawnedHub;
-  let env: Record<string, string>;
-  let firstRun: Run;
-
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${hub.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
-  const run = async (id: string) => (await api('GET', `/api/runs/${id}`)).body as unknown as Run;
-  const settled = (id: string, timeoutMs = 120_000) => until(() => run(id), (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status), timeoutMs);
-  const startRun = async (scope = 'all') => {
-    const started = await api('POST', '/api/runs', { platform: 'activecampaign', connectionId: 'activecampaign-demo', scope });
-    expect(started.status).toBe(201);
-    return String(started.body.id);
-  };
+  let firstRun: HubRun;
+  const stack = useHub({
+    platform: 'activecampaign',
+    serve: 'process',
+    workers: 2,
+    connectionId: () => 'activecampaign-demo',
+    runTimeoutMs: 120_000,
+    startTimeoutMs: 120_000,
+    fake: async () => {
+      fake = await new FakeActivecampaign({ requestsPerSecond: 50, importsPerMinute: 1000 }).start();
+      for (let i = 0; i < CONTACTS; i++) fake.store.addContact(`${KINDS[i % 3]}.${i}@ac${i % 50}.example.com`, i % 4 ? ['1'] : ['1', '2']);
+      return fake;
+    },
+    settings: () => ({
+      LOG_LEVEL: 'error',
+      VERIFY_HUB_EVENT_COALESCE_MS: '100',
+      ...KILLED_WORKER_TAKEN_BACK_FAST,
+      ACTIVECAMPAIGN_API_BASE: fake.url,
+      ACTIVECAMPAIGN_REQUESTS_PER_SECOND: '50',
+      ACTIVECAMPAIGN_IMPORTS_PER_MINUTE: '1000',
+      ACTIVECAMPAIGN_IMPORT_POLL_MS: '100',
+    }),
+  });
+  const { api, cli, runOf: run, settled, startRun, startWorker, kill9 } = stack;
   const risk = (c: FakeContact) => fake.store.valueOf(c, 'EV_RISK');
   const noConsentTouched = () => {
     expect(fake.imports.records.automationTriggering).toBe(0);
@@ -60,53 +52,23 @@ describe('ActiveCampaign acceptance: spawned serve and workers', () => {
     expect(fake.contactListChanges).toEqual([]);
   };
 
-  beforeAll(async () => {
-    fake = await new FakeActivecampaign({ requestsPerSecond: 50, importsPerMinute: 1000 }).start();
-    for (let i = 0; i < CONTACTS; i++) fake.store.addContact(`${KINDS[i % 3]}.${i}@ac${i % 50}.example.com`, i % 4 ? ['1'] : ['1', '2']);
-    engine = new FakeEngine();
-    await engine.start();
-    env = {
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      ENGINE_URL: engine.url,
-      ENGINE_API_KEY: engine.apiKey,
-      HUB_ADMIN_TOKEN: ADMIN,
-      HUB_SECRET_KEY: 'k'.repeat(40),
-      VERIFY_HUB_REDIS_PREFIX: `test-ac-accept-${randomUUID().slice(0, 8)}`,
-      LOG_LEVEL: 'error',
-      VERIFY_HUB_EVENT_COALESCE_MS: '100',
-      // The killed worker's chunks are taken back after about 11 s, not BullMQ's 60.
-      VERIFY_HUB_JOB_LOCK_MS: '8000',
-      VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
-      ACTIVECAMPAIGN_API_BASE: fake.url,
-      ACTIVECAMPAIGN_REQUESTS_PER_SECOND: '50',
-      ACTIVECAMPAIGN_IMPORTS_PER_MINUTE: '1000',
-      ACTIVECAMPAIGN_IMPORT_POLL_MS: '100',
-    };
-    hub = await startSpawnedHub(env, 2);
-  }, 120_000);
-  afterAll(async () => {
-    await hub?.close();
-    await fake?.stop();
-    await engine?.stop();
-  }, 60_000);
-
   it('connects through the hub (webhook without the api source) and sets up through the CLI, idempotently', async () => {
-    const refused = await runCli(['activecampaign', 'connect', '--url', fake.accountUrl], { ...env, ACTIVECAMPAIGN_API_TOKEN: 'not-the-token' });
+    const refused = await cli(['activecampaign', 'connect', '--url', fake.accountUrl], { ACTIVECAMPAIGN_API_TOKEN: 'not-the-token' });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/apiToken: ActiveCampaign refused this API token/);
     expect(refused.stdout + refused.stderr).not.toContain('not-the-token');
     const connected = await api('POST', '/api/connections/activecampaign', { apiUrl: fake.accountUrl, apiToken: fake.token });
     expect(connected.status).toBe(201);
     expect(connected.body.webhook).toEqual({ registered: true });
-    const setupEnv = { ...env, ACTIVECAMPAIGN_API_TOKEN: fake.token, HUB_PUBLIC_URL: hub.url };
-    const first = await runCli(['activecampaign', 'setup', '--url', fake.accountUrl, '--list', '1'], setupEnv);
+    const setupEnv = { ACTIVECAMPAIGN_API_TOKEN: fake.token };
+    const first = await cli(['activecampaign', 'setup', '--url', fake.accountUrl, '--list', '1'], setupEnv);
     expect(first).toMatchObject({ code: 0 });
     expect(first.stdout).toContain('created   field "EV Risk"');
     expect(first.stdout).toContain('created   tag ev-unknown');
     expect(first.stdout).toContain('webhook   registered');
     expect(fake.store.fields.size).toBe(9);
     expect([...fake.store.fieldRels.values()].every((rel) => rel.relid === '1')).toBe(true);
-    const again = await runCli(['activecampaign', 'setup', '--url', fake.accountUrl, '--list', '1'], setupEnv);
+    const again = await cli(['activecampaign', 'setup', '--url', fake.accountUrl, '--list', '1'], setupEnv);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain('created');
     expect(fake.store.fields.size).toBe(9);
@@ -119,8 +81,8 @@ describe('ActiveCampaign acceptance: spawned serve and workers', () => {
   it(`syncs ${CONTACTS.toLocaleString('en-US')} contacts with a worker killed -9 mid-run: every verdict written exactly once, nothing bought twice`, async () => {
     const id = await startRun();
     await until(() => run(id), (r) => (r.progress?.done ?? 0) >= CONTACTS / 4 || r.status !== 'running', 120_000);
-    await hub.killHard(hub.workers[0]!);
-    hub.addWorker();
+    await kill9(stack.workers[0]!);
+    await startWorker();
     firstRun = await settled(id, 240_000);
     expect(firstRun).toMatchObject({ status: 'completed', counters: { pulled: CONTACTS, failed: 0 } });
     // A chunk the killed worker had written is replayed: its contacts, read again, already hold their
@@ -137,8 +99,8 @@ describe('ActiveCampaign acceptance: spawned serve and workers', () => {
     expect(fake.reads.offsetPages).toBe(0);
     // The run's own set-up kept the list the fields were related to by `setup --list 1`.
     expect([...fake.store.fieldRels.values()].every((rel) => rel.relid === '1')).toBe(true);
-    expect(engine.billed).toBe(firstRun.counters.credits);
-    expect([...engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
+    expect(stack.engine.billed).toBe(firstRun.counters.credits);
+    expect([...stack.engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
     noConsentTouched();
   }, 300_000);
 

@@ -1,16 +1,6 @@
 import request from 'supertest';
-import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+import { expectedRisk, until, useHub } from '../setup/hub-harness';
 import { FakeActivecampaign, type FakeContact } from '../fakes/activecampaign';
-
-const TOKEN = 'activecampaign-test-admin-token-0123456789';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-/** The fake engine's verdicts, by the address's first word. */
-interface Run {
-  status: string;
-  statusReason?: string;
-  counters: Record<string, number>;
-}
-const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
 
 /**
  * ActiveCampaign installed as a platform, driven through `verify-hub serve` (in process) with the real
@@ -21,31 +11,21 @@ const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid
  */
 describe('ActiveCampaign through verify-hub serve', () => {
   let fake: FakeActivecampaign;
-  let stack: ServeStack;
   const prefixes = ['', 'invalid.', 'risky.'];
   let stale: FakeContact;
-
-  beforeAll(async () => {
-    fake = await new FakeActivecampaign().start();
-    for (let i = 0; i < 250; i++) fake.store.addContact(`${prefixes[i % 3]}person${i}@example.com`, i % 2 ? ['1'] : []);
-    stack = await startServeStack('activecampaign', TOKEN, { ACTIVECAMPAIGN_API_BASE: fake.url, ACTIVECAMPAIGN_IMPORT_POLL_MS: '50' });
+  const stack = useHub({
+    platform: 'activecampaign',
+    serve: 'in-process',
+    workers: 'in-hub',
+    connectionId: () => 'activecampaign-demo',
+    fake: async () => {
+      fake = await new FakeActivecampaign().start();
+      for (let i = 0; i < 250; i++) fake.store.addContact(`${prefixes[i % 3]}person${i}@example.com`, i % 2 ? ['1'] : []);
+      return fake;
+    },
+    settings: () => ({ ACTIVECAMPAIGN_API_BASE: fake.url, ACTIVECAMPAIGN_IMPORT_POLL_MS: '50' }),
   });
-  afterAll(async () => {
-    await stack?.close();
-    await fake?.stop();
-  });
-
-  const settled = (id: string) =>
-    until(
-      async () => (await request(stack.hub.url).get(`/api/runs/${id}`).set(auth)).body as Run,
-      (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status),
-      90_000,
-    );
-  const startRun = async (scope = 'all') => {
-    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'activecampaign', connectionId: 'activecampaign-demo', scope });
-    expect(started.status).toBe(201);
-    return settled(started.body.id as string);
-  };
+  const { auth, runToEnd } = stack;
   const risk = (c: FakeContact) => fake.store.valueOf(c, 'EV_RISK');
 
   it('is installed: GET /api/platforms lists it with its card and key form', async () => {
@@ -83,7 +63,7 @@ describe('ActiveCampaign through verify-hub serve', () => {
   });
 
   it('syncs 250 contacts: fields and one risk tag each, in one automation-free bulk import, no list status touched', async () => {
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 250, written: 250, failed: 0 } });
     for (const contact of fake.store.contacts.values()) {
       expect(risk(contact)).toBe(expectedRisk(contact.email));
@@ -101,7 +81,7 @@ describe('ActiveCampaign through verify-hub serve', () => {
 
   it('a second sync writes nothing: every value and tag read back is unchanged', async () => {
     const imports = fake.imports.records.sizes.length;
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 250, written: 0, unchanged: 250 } });
     expect(fake.imports.records.sizes).toHaveLength(imports);
     expect(fake.count('DELETE', '/contactTags/:id')).toBe(0);
@@ -110,7 +90,7 @@ describe('ActiveCampaign through verify-hub serve', () => {
   it('a contact whose risk changed loses its old tag: exactly one ev-* tag', async () => {
     stale = [...fake.store.contacts.values()].find((c) => c.email.startsWith('invalid.'))!;
     fake.store.changeEmail(stale, `risky.moved-${stale.id}@example.com`);
-    const run = await startRun('changed-since:10m');
+    const run = await runToEnd('changed-since:10m');
     expect(run.status).toBe('completed');
     expect(run).toMatchObject({ counters: { written: 1 } });
     expect(fake.store.tagsOf(stale.id)).toEqual(['ev-risky']);
@@ -136,7 +116,7 @@ describe('ActiveCampaign through verify-hub serve', () => {
     const saved = await request(stack.hub.url).post('/api/schedules').set(auth).send({ cron: '0 3 * * *', platform: 'activecampaign', connectionId: 'activecampaign-demo', scope: 'changed-since:26h' });
     expect(saved.status).toBe(201);
     const missed = fake.store.addContact('risky.never-delivered@example.com', ['1']);
-    const run = await startRun('changed-since:26h');
+    const run = await runToEnd('changed-since:26h');
     expect(run.status).toBe('completed');
     expect(risk(missed)).toBe('risky');
     expect(fake.store.tagsOf(missed.id)).toEqual(['ev-risky']);
@@ -145,7 +125,7 @@ describe('ActiveCampaign through verify-hub serve', () => {
   it('pauses a run when the token is revoked, saying how to reconnect', async () => {
     const token = fake.token;
     fake.revokeToken();
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run.status).toBe('paused');
     expect(run.statusReason).toMatch(/ActiveCampaign refused the API token/);
     expect(run.statusReason).toMatch(/reconnect ActiveCampaign/);

@@ -1,14 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { FakeEngine } from '../fakes/engine';
 import { FakeBrevo } from '../fakes/brevo/fake-brevo';
-import { cliBin } from '../setup/cli-bin';
-import { freePort } from '../setup/redis';
-import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
+import { KILLED_WORKER_TAKEN_BACK_FAST, until, useHub } from '../setup/hub-harness';
 
 const CONTACTS = 25_000;
-const ADMIN = `admin-${randomUUID()}`;
-const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 const CONNECTION = 'brevo-org-demo';
 /** Addresses by the fake engine's verdicts (first word), with every 97th unknown (never billed). */
 const addressOf = (i: number) => `${i % 97 === 5 ? 'unknown' : i % 10 === 9 ? 'invalid' : i % 13 === 3 ? 'risky' : 'user'}.${i}@shop${i % 50}.example.com`;
@@ -25,79 +18,27 @@ const addressOf = (i: number) => `${i % 97 === 5 ? 'unknown' : i % 10 === 9 ? 'i
  */
 describe('Brevo acceptance (serve, workers, CLI)', () => {
   let fake: FakeBrevo;
-  let engine: FakeEngine;
-  let hubUrl: string;
-  let env: Record<string, string>;
-  const prefix = `test-brevo-acc-${randomUUID().slice(0, 8)}`;
-  const children = new Set<ChildProcess>();
-
-  const start = (args: string[]): ChildProcess => {
-    const child = spawn(process.execPath, [cliBin(env), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    child.on('exit', () => children.delete(child));
-    return child;
-  };
-  /** Runs a CLI command to its end: its exit code and output. */
-  const cli = async (args: string[]) => {
-    const child = start(args);
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += String(d)));
-    child.stderr!.on('data', (d: Buffer) => (out += String(d)));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    return { code, out };
-  };
-  const api = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${hubUrl}${path}`, { ...init, headers: auth });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hub's JSON, read field by field in the assertions
-    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> };
-  };
-  const runOf = async (id: string) => (await api(`/api/runs/${id}`)).body;
-  const startRun = async () => {
-    const started = await api('/api/runs', { method: 'POST', body: JSON.stringify({ platform: 'brevo', connectionId: CONNECTION, scope: 'all' }) });
-    expect(started.status).toBe(201);
-    return started.body.id as string;
-  };
-  const settled = (id: string, timeoutMs = 150_000) => until(() => runOf(id), (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status), timeoutMs);
-  const kill9 = async (child: ChildProcess) => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
-
-  beforeAll(async () => {
-    fake = await new FakeBrevo().start();
-    for (let i = 0; i < CONTACTS; i++) fake.addContact(addressOf(i), { FIRSTNAME: `F${i}` });
-    engine = new FakeEngine();
-    await engine.start();
-    const port = await freePort();
-    hubUrl = `http://127.0.0.1:${port}`;
-    env = {
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      VERIFY_HUB_REDIS_PREFIX: prefix,
-      HUB_SECRET_KEY: 'k'.repeat(40),
-      HUB_ADMIN_TOKEN: ADMIN,
-      HUB_PUBLIC_URL: hubUrl,
-      ENGINE_URL: engine.url,
-      ENGINE_API_KEY: engine.apiKey,
+  const stack = useHub({
+    platform: 'brevo',
+    serve: 'process',
+    workers: 0,
+    connectionId: () => CONNECTION,
+    runTimeoutMs: 150_000,
+    startTimeoutMs: 120_000,
+    fake: async () => {
+      fake = await new FakeBrevo().start();
+      for (let i = 0; i < CONTACTS; i++) fake.addContact(addressOf(i), { FIRSTNAME: `F${i}` });
+      return fake;
+    },
+    settings: () => ({
       BREVO_API_BASE: fake.url,
       BREVO_API_KEY: fake.apiKey,
       // Brevo sends a contact's list addition and update once each: a short coalescing window (5 s unless set) for real time.
       VERIFY_HUB_EVENT_COALESCE_MS: '300',
-      // A killed worker's chunks go to the other after about 8 + 3 s instead of BullMQ's 30 + 30.
-      VERIFY_HUB_JOB_LOCK_MS: '8000',
-      VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
-      LOG_LEVEL: 'silent',
-    };
-    start(['serve', '--no-workers', '--port', String(port), '--host', '127.0.0.1']);
-    await until(() => fetch(`${hubUrl}/healthz`).then((r) => r.status).catch(() => 0), (status) => status === 200, 60_000);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([...children].map(kill9));
-    await purgeServeRedis(prefix);
-    await engine?.stop();
-    await fake?.stop();
-  }, 60_000);
+      ...KILLED_WORKER_TAKEN_BACK_FAST,
+    }),
+  });
+  const { cli, runOf, settled, startRun, startWorker, kill9 } = stack;
 
   it('connects and sets up with the CLI: attributes, the dedicated list and the marketing webhook; a second setup creates nothing', async () => {
     const connected = await cli(['brevo', 'connect', '--key-name', fake.apiKeyName]);
@@ -112,7 +53,7 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     const hooks = [...fake.webhooks.values()];
     expect(hooks).toHaveLength(1);
     expect(hooks[0]).toMatchObject({ type: 'marketing', events: ['contactUpdated', 'listAddition', 'contactDeleted'], auth: { type: 'bearer' } });
-    expect(hooks[0]!.url.startsWith(`${hubUrl}/webhooks/brevo/${CONNECTION}/`)).toBe(true);
+    expect(hooks[0]!.url.startsWith(`${stack.url}/webhooks/brevo/${CONNECTION}/`)).toBe(true);
     const again = await cli(['brevo', 'setup', '--connection', CONNECTION]);
     expect(again.code).toBe(0);
     expect(again.out).not.toMatch(/created/);
@@ -122,12 +63,12 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
 
   it(`syncs ${CONTACTS.toLocaleString('en')} contacts with a worker killed -9 mid-run: every verdict written once, nothing bought twice, no consent changed`, async () => {
     fake.echoBudget = 200; // Brevo tells the hub about its own writes: those events must be ignored
-    const workers = [start(['worker']), start(['worker'])];
+    const workers = await Promise.all([startWorker(), startWorker()]);
     const started = Date.now();
     const id = await startRun();
     await until(() => runOf(id), (run) => (run.counters?.written ?? 0) >= CONTACTS / 4 || run.status !== 'running', 120_000);
     await kill9(workers[0]!);
-    start(['worker']);
+    await startWorker();
     const run = await settled(id);
     const wallMs = Date.now() - started;
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: CONTACTS, failed: 0 } });
@@ -135,9 +76,9 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     const unknown = [...fake.contacts.values()].filter((c) => c.email.startsWith('unknown.')).length;
     expect({ lost: writes.filter((n) => n === 0).length, twice: writes.filter((n) => n > 1).length }).toEqual({ lost: 0, twice: 0 });
     for (const contact of fake.contacts.values()) expect(contact.attributes.EV_RISK).toBe(contact.email.split('.')[0] === 'user' ? 'safe' : contact.email.split('.')[0]);
-    expect(engine.billed).toBe(run.counters.credits);
-    expect(engine.billed).toBe(CONTACTS - unknown);
-    expect([...engine.billedPer.values()].every((n) => n === 1)).toBe(true);
+    expect(stack.engine.billed).toBe(run.counters.credits);
+    expect(stack.engine.billed).toBe(CONTACTS - unknown);
+    expect([...stack.engine.billedPer.values()].every((n) => n === 1)).toBe(true);
     const listId = [...fake.lists.keys()][0];
     expect(fake.consentChanges.filter((c) => c.what !== 'list-added' || c.value !== listId)).toEqual([]);
     expect(fake.imports.every((i) => i.emailBlacklist === undefined && i.listIds.join() === String(listId))).toBe(true);

@@ -1,12 +1,7 @@
 import request from 'supertest';
 import { ATTRIBUTE_NAMES, NOT_CHECKED, WRITE_BATCH_SIZE } from '@verify-hub/connector-brevo';
-import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+import { expectedRisk, useHub } from '../setup/hub-harness';
 import { FakeBrevo } from '../fakes/brevo/fake-brevo';
-
-const TOKEN = 'brevo-test-admin-token-0123456789';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-/** The fake engine's verdicts, by the address's first word. */
-const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
 
 /**
  * Brevo through `verify-hub serve` (the real pipeline and workers) against its fake: listed, connects
@@ -15,31 +10,21 @@ const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid
  */
 describe('Brevo through verify-hub serve', () => {
   let fake: FakeBrevo;
-  let stack: ServeStack;
   const prefixes = ['', 'invalid.', 'risky.'];
   const connectionId = () => 'brevo-org-demo';
-
-  beforeAll(async () => {
-    fake = await new FakeBrevo().start();
-    for (let i = 0; i < 2500; i++) fake.addContact(`${prefixes[i % 3]}person${i}@example.com`, { FIRSTNAME: `P${i}` });
-    stack = await startServeStack('brevo', TOKEN, { BREVO_API_BASE: fake.url });
+  const stack = useHub({
+    platform: 'brevo',
+    serve: 'in-process',
+    workers: 'in-hub',
+    connectionId,
+    fake: async () => {
+      fake = await new FakeBrevo().start();
+      for (let i = 0; i < 2500; i++) fake.addContact(`${prefixes[i % 3]}person${i}@example.com`, { FIRSTNAME: `P${i}` });
+      return fake;
+    },
+    settings: () => ({ BREVO_API_BASE: fake.url }),
   });
-  afterAll(async () => {
-    await stack?.close();
-    await fake?.stop();
-  });
-
-  const settled = (id: string) =>
-    until(
-      async () => (await request(stack.hub.url).get(`/api/runs/${id}`).set(auth)).body,
-      (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status),
-      90_000,
-    );
-  const startRun = async (scope = 'all') => {
-    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'brevo', connectionId: connectionId(), scope });
-    expect(started.status).toBe(201);
-    return settled(started.body.id as string);
-  };
+  const { auth, runToEnd } = stack;
 
   it('is installed: GET /api/platforms lists it with its card and key form', async () => {
     const res = await request(stack.hub.url).get('/api/platforms').set(auth);
@@ -73,7 +58,7 @@ describe('Brevo through verify-hub serve', () => {
   it('syncs 2,500 contacts: attributes made, every contact written once through imports into the dedicated list, a refused import and a 429 waited out', async () => {
     fake.failNext(503, /^POST \/contacts\/import$/);
     fake.failNext(429, /^GET \/contacts$/);
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 2500, written: 2500, failed: 0 } });
     expect([...fake.attributes.keys()].sort()).toEqual([...ATTRIBUTE_NAMES].sort());
     for (const contact of fake.contacts.values()) {
@@ -94,7 +79,7 @@ describe('Brevo through verify-hub serve', () => {
 
   it('a second sync writes nothing: every value read back is unchanged', async () => {
     const imports = fake.imports.length;
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 2500, written: 0, unchanged: 2500 } });
     expect(fake.imports).toHaveLength(imports);
     expect(fake.callCount(/^PUT /)).toBe(0);
@@ -102,7 +87,7 @@ describe('Brevo through verify-hub serve', () => {
 
   it('pauses a run when the key is revoked, saying what to do', async () => {
     fake.revokeKey();
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run.status).toBe('paused');
     expect(run.statusReason).toMatch(/Brevo refused the API key/);
     expect(run.statusReason).toMatch(/reconnect Brevo/);

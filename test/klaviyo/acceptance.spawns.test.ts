@@ -1,16 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_VERIFICATION_FIELD_NAMES as EV } from '@verify-hub/core';
 import { FLOW_SECRET_HEADER, flowWebhookBody } from '@verify-hub/connector-klaviyo';
-import { FakeEngine } from '../fakes/engine';
 import { FakeKlaviyo } from '../fakes/klaviyo';
-import { cliBin } from '../setup/cli-bin';
-import { freePort } from '../setup/redis';
-import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
+import { KILLED_WORKER_TAKEN_BACK_FAST, until, useHub } from '../setup/hub-harness';
 
 const PROFILES = 25_000;
-const ADMIN = `admin-${randomUUID()}`;
-const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 /** Addresses by the fake engine's verdicts (first word), with every 97th unknown (never billed). */
 const addressOf = (i: number) => `${i % 97 === 5 ? 'unknown' : i % 10 === 9 ? 'invalid' : i % 13 === 3 ? 'risky' : 'user'}.${i}@shop${i % 50}.example.com`;
 const riskOf = (email: string) => (email.startsWith('user.') ? 'safe' : email.split('.')[0]);
@@ -28,85 +21,33 @@ const riskOf = (email: string) => (email.startsWith('user.') ? 'safe' : email.sp
  */
 describe('Klaviyo acceptance (serve, workers, CLI)', () => {
   let fake: FakeKlaviyo;
-  let engine: FakeEngine;
-  let hubUrl: string;
-  let env: Record<string, string>;
   let list: string;
   let flowSecret = '';
   const connection = () => `klaviyo-${fake.accountId}`;
-  const prefix = `test-klaviyo-acc-${randomUUID().slice(0, 8)}`;
-  const children = new Set<ChildProcess>();
-
-  const start = (args: string[], extra: Record<string, string> = {}): ChildProcess => {
-    const child = spawn(process.execPath, [cliBin(env), ...args], { env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    child.on('exit', () => children.delete(child));
-    return child;
-  };
-  /** Runs a CLI command to its end: its exit code and output. */
-  const cli = async (args: string[], extra: Record<string, string> = {}) => {
-    const child = start(args, extra);
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += String(d)));
-    child.stderr!.on('data', (d: Buffer) => (out += String(d)));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    return { code, out };
-  };
-  const api = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${hubUrl}${path}`, { ...init, headers: auth });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hub's JSON, read field by field in the assertions
-    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> };
-  };
-  const runOf = async (id: string) => (await api(`/api/runs/${id}`)).body;
-  const startRun = async () => {
-    const started = await api('/api/runs', { method: 'POST', body: JSON.stringify({ platform: 'klaviyo', connectionId: connection(), scope: 'all' }) });
-    expect(started.status).toBe(201);
-    return started.body.id as string;
-  };
-  const settled = (id: string, timeoutMs = 400_000) => until(() => runOf(id), (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status), timeoutMs);
-  const kill9 = async (child: ChildProcess) => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
-
-  beforeAll(async () => {
-    fake = await new FakeKlaviyo().start();
-    list = fake.addList('Newsletter');
-    for (let i = 0; i < PROFILES; i++) fake.addProfile(addressOf(i), { lists: i % 2 ? [list] : [] });
-    engine = new FakeEngine();
-    await engine.start();
-    const port = await freePort();
-    hubUrl = `http://127.0.0.1:${port}`;
-    env = {
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      VERIFY_HUB_REDIS_PREFIX: prefix,
-      HUB_SECRET_KEY: 'k'.repeat(40),
-      HUB_ADMIN_TOKEN: ADMIN,
-      HUB_PUBLIC_URL: hubUrl,
-      ENGINE_URL: engine.url,
-      ENGINE_API_KEY: engine.apiKey,
+  const stack = useHub({
+    platform: 'klaviyo',
+    serve: 'process',
+    workers: 0,
+    connectionId: connection,
+    runTimeoutMs: 400_000,
+    startTimeoutMs: 120_000,
+    fake: async () => {
+      fake = await new FakeKlaviyo().start();
+      list = fake.addList('Newsletter');
+      for (let i = 0; i < PROFILES; i++) fake.addProfile(addressOf(i), { lists: i % 2 ? [list] : [] });
+      return fake;
+    },
+    settings: () => ({
       KLAVIYO_API_BASE: fake.url,
       KLAVIYO_PRIVATE_KEY: fake.apiKey,
       KLAVIYO_JOB_POLL_MS: '100',
       KLAVIYO_CHANGES_POLL_SECONDS: '1',
       // A flow posts each joining once: a short coalescing window (5 s unless set) for real time.
       VERIFY_HUB_EVENT_COALESCE_MS: '100',
-      // The killed worker's chunks go to the other after about 8 + 3 s instead of BullMQ's 30 + 30.
-      VERIFY_HUB_JOB_LOCK_MS: '8000',
-      VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
-      LOG_LEVEL: 'silent',
-    };
-    start(['serve', '--no-workers', '--port', String(port), '--host', '127.0.0.1']);
-    await until(() => fetch(`${hubUrl}/healthz`).then((r) => r.status).catch(() => 0), (status) => status === 200, 60_000);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([...children].map(kill9));
-    await purgeServeRedis(prefix);
-    await engine?.stop();
-    await fake?.stop();
-  }, 60_000);
+      ...KILLED_WORKER_TAKEN_BACK_FAST,
+    }),
+  });
+  const { cli, runOf, settled, startRun, startWorker, kill9 } = stack;
 
   it('connects with the CLI once the key\'s scopes are checked (a narrow key refused naming what it lacks); setup prints the flow webhook', async () => {
     const narrow = fake.createKey(['accounts:read', 'profiles:read', 'lists:read', 'segments:read']);
@@ -121,20 +62,20 @@ describe('Klaviyo acceptance (serve, workers, CLI)', () => {
     const setup = await cli(['klaviyo', 'setup', '--connection', connection()]);
     expect(setup.code).toBe(0);
     expect(setup.out).toContain('all held');
-    expect(setup.out).toContain(`${hubUrl}/webhooks/klaviyo`);
+    expect(setup.out).toContain(`${stack.url}/webhooks/klaviyo`);
     flowSecret = new RegExp(`${FLOW_SECRET_HEADER}: (\\S+)`).exec(setup.out)![1]!;
     expect(setup.out).toContain(flowWebhookBody(connection()));
     // What the user makes in Klaviyo: a flow on the list, its Webhook action as setup printed it.
-    fake.addFlowWebhook({ listId: list, url: `${hubUrl}/webhooks/klaviyo`, headers: { [FLOW_SECRET_HEADER]: flowSecret }, body: flowWebhookBody(connection()) });
+    fake.addFlowWebhook({ listId: list, url: `${stack.url}/webhooks/klaviyo`, headers: { [FLOW_SECRET_HEADER]: flowSecret }, body: flowWebhookBody(connection()) });
   }, 120_000);
 
   it(`syncs ${PROFILES.toLocaleString('en')} profiles with a worker killed -9 mid-run: every verdict written once, nothing bought twice, no consent changed`, async () => {
-    const workers = [start(['worker']), start(['worker'])];
+    const workers = await Promise.all([startWorker(), startWorker()]);
     const started = Date.now();
     const id = await startRun();
     await until(() => runOf(id), (run) => (run.counters?.written ?? 0) >= PROFILES / 4 || run.status !== 'running', 300_000);
     await kill9(workers[0]!);
-    start(['worker']);
+    await startWorker();
     const run = await settled(id);
     const wallMs = Date.now() - started;
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: PROFILES, failed: 0 } });
@@ -142,9 +83,9 @@ describe('Klaviyo acceptance (serve, workers, CLI)', () => {
     expect({ lost: writes.filter((n) => n === 0).length, twice: writes.filter((n) => n > 1).length }).toEqual({ lost: 0, twice: 0 });
     for (const profile of fake.store.profiles.values()) expect(profile.properties[EV.risk]).toBe(riskOf(profile.email));
     const unknown = [...fake.store.profiles.values()].filter((p) => p.email.startsWith('unknown.')).length;
-    expect(engine.billed).toBe(run.counters.credits);
-    expect(engine.billed).toBe(PROFILES - unknown);
-    expect([...engine.billedPer.values()].every((n) => n === 1)).toBe(true);
+    expect(stack.engine.billed).toBe(run.counters.credits);
+    expect(stack.engine.billed).toBe(PROFILES - unknown);
+    expect([...stack.engine.billedPer.values()].every((n) => n === 1)).toBe(true);
     expect(fake.consentAttempts).toEqual([]);
     expect(fake.listRelationshipAttempts).toEqual([]);
     const calls = fake.calls.length;
@@ -165,7 +106,7 @@ describe('Klaviyo acceptance (serve, workers, CLI)', () => {
     const sent = Date.now();
     const callsBefore = fake.calls.length;
     const joined = await fake.joinList('invalid.newcomer@example.com', list);
-    expect(fake.flowDeliveries.at(-1)).toEqual({ url: `${hubUrl}/webhooks/klaviyo`, status: 200 });
+    expect(fake.flowDeliveries.at(-1)).toEqual({ url: `${stack.url}/webhooks/klaviyo`, status: 200 });
     await until(async () => fake.store.profiles.get(joined.id)!.properties[EV.risk], (risk) => risk === 'invalid', 10_000).catch((error: Error) => {
       const calls = fake.calls.slice(callsBefore).map((c) => `${c.operationId} ${c.status} +${c.at - sent}ms`);
       throw new Error(`${error.message}; Klaviyo calls since: ${calls.length} ${calls.slice(0, 30).join(', ')}; 429s ${JSON.stringify(fake.limits.throttled)}`);
@@ -192,7 +133,7 @@ describe('Klaviyo acceptance (serve, workers, CLI)', () => {
     expect(done.code).toBe(0);
     expect(done.out).toMatch(/flow/);
     const body = flowWebhookBody(connection()).replace('{{ person.KlaviyoID }}', 'X1').replace('{{ person.email }}', 'late@example.com');
-    const late = await fetch(`${hubUrl}/webhooks/klaviyo`, { method: 'POST', headers: { 'content-type': 'application/json', [FLOW_SECRET_HEADER]: flowSecret }, body });
+    const late = await fetch(`${stack.url}/webhooks/klaviyo`, { method: 'POST', headers: { 'content-type': 'application/json', [FLOW_SECRET_HEADER]: flowSecret }, body });
     expect(late.status).toBe(401);
     expect(fake.consentAttempts).toEqual([]);
     expect(fake.listRelationshipAttempts).toEqual([]);

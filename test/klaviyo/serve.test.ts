@@ -1,13 +1,8 @@
 import request from 'supertest';
 import { DEFAULT_VERIFICATION_FIELD_NAMES as EV } from '@verify-hub/core';
 import { FLOW_SECRET_HEADER, REQUIRED_SCOPES, flowWebhookBody } from '@verify-hub/connector-klaviyo';
-import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+import { expectedRisk, until, useHub } from '../setup/hub-harness';
 import { FakeKlaviyo } from '../fakes/klaviyo';
-
-const TOKEN = 'klaviyo-serve-admin-token-0123456789';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-/** The fake engine's verdicts, by the address's first word. */
-const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
 
 /**
  * Klaviyo through `verify-hub serve` (in process, with its workers) against the fake: the key form
@@ -17,16 +12,21 @@ const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid
  */
 describe('Klaviyo through verify-hub serve', () => {
   let fake: FakeKlaviyo;
-  let stack: ServeStack;
   let list: string;
   const connectionId = () => `klaviyo-${fake.accountId}`;
-
-  beforeAll(async () => {
-    fake = await new FakeKlaviyo({ pollsToComplete: 2 }).start();
-    list = fake.addList('Newsletter');
-    const prefixes = ['', 'invalid.', 'risky.'];
-    for (let i = 0; i < 250; i++) fake.addProfile(`${prefixes[i % 3]}person${i}@example.com`, { lists: [list] });
-    stack = await startServeStack('klaviyo', TOKEN, {
+  const stack = useHub({
+    platform: 'klaviyo',
+    serve: 'in-process',
+    workers: 'in-hub',
+    connectionId,
+    fake: async () => {
+      fake = await new FakeKlaviyo({ pollsToComplete: 2 }).start();
+      list = fake.addList('Newsletter');
+      const prefixes = ['', 'invalid.', 'risky.'];
+      for (let i = 0; i < 250; i++) fake.addProfile(`${prefixes[i % 3]}person${i}@example.com`, { lists: [list] });
+      return fake;
+    },
+    settings: () => ({
       KLAVIYO_API_BASE: fake.url,
       KLAVIYO_AUTHORIZE_URL: `${fake.url}/oauth/authorize`,
       KLAVIYO_CLIENT_ID: fake.oauth.clientId,
@@ -34,24 +34,9 @@ describe('Klaviyo through verify-hub serve', () => {
       KLAVIYO_JOB_POLL_MS: '50',
       KLAVIYO_CHANGES_POLL_SECONDS: '1',
       VERIFY_HUB_EVENT_COALESCE_MS: '100',
-    });
+    }),
   });
-  afterAll(async () => {
-    await stack?.close();
-    await fake?.stop();
-  });
-
-  const settled = (id: string) =>
-    until(
-      async () => (await request(stack.hub.url).get(`/api/runs/${id}`).set(auth)).body,
-      (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status),
-      90_000,
-    );
-  const startRun = async (scope = 'all') => {
-    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'klaviyo', connectionId: connectionId(), scope });
-    expect(started.status).toBe(201);
-    return settled(started.body.id as string);
-  };
+  const { auth, runToEnd } = stack;
 
   it('is installed: listed with its key form and OAuth', async () => {
     const res = await request(stack.hub.url).get('/api/platforms').set(auth);
@@ -87,7 +72,7 @@ describe('Klaviyo through verify-hub serve', () => {
 
   it('syncs 250 profiles: every verdict written once as ev_* properties through bulk import jobs; a second sync writes nothing', async () => {
     fake.failNext('bulk_import_profiles', 503);
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 250, written: 250, failed: 0 } });
     for (const profile of fake.store.profiles.values()) {
       expect(profile.properties[EV.risk]).toBe(expectedRisk(profile.email));
@@ -97,7 +82,7 @@ describe('Klaviyo through verify-hub serve', () => {
     expect([...fake.writesPerProfile.values()].every((n) => n === 1)).toBe(true);
     expect(fake.writesPerProfile.size).toBe(250);
     const jobs = fake.callsOf('bulk_import_profiles').length;
-    const again = await startRun();
+    const again = await runToEnd();
     expect(again).toMatchObject({ status: 'completed', counters: { pulled: 250, written: 0, unchanged: 250 } });
     expect(fake.callsOf('bulk_import_profiles')).toHaveLength(jobs);
   });
@@ -164,7 +149,7 @@ describe('Klaviyo through verify-hub serve', () => {
     expect(stored!.credentials).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String) });
     // An expired access token is refreshed by the connector and saved.
     fake.oauth.expireAccessTokens();
-    const run = await startRun('list:' + list);
+    const run = await runToEnd('list:' + list);
     expect(run.status).toBe('completed');
     expect(fake.oauth.refreshes.length).toBeGreaterThan(0);
     const removed = await request(stack.hub.url).delete(`/api/connections/${connectionId()}`).set(auth);
@@ -176,7 +161,7 @@ describe('Klaviyo through verify-hub serve', () => {
     const connected = await request(stack.hub.url).post('/api/connections/klaviyo').set(auth).send({ apiKey: fake.apiKey });
     expect(connected.status).toBe(201);
     fake.revokeKey();
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run.status).toBe('paused');
     expect(run.statusReason).toMatch(/Klaviyo refused the credentials/);
     expect(run.statusReason).toMatch(/reconnect Klaviyo/);

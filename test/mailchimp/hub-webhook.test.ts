@@ -3,31 +3,32 @@ import request from 'supertest';
 import { loadConfig } from '@verify-hub/core';
 import { mailchimpSetup } from '@verify-hub/connector-mailchimp';
 import { FakeMailchimp, md5Hash } from '../fakes/mailchimp';
-import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+import { until, useHub } from '../setup/hub-harness';
 
-const TOKEN = 'mc-hook-admin-token-0123456789abcdef';
 const KEY = `${'5'.repeat(32)}-us4`;
-const auth = { Authorization: `Bearer ${TOKEN}` };
 
 /**
  * `verify-hub serve` registering its own Mailchimp audience webhook (sources user and admin, not api),
  * against the fake Mailchimp that delivers webhooks by source: the hub's write-backs never come back.
  */
 describe('Mailchimp: the hub registers its audience webhook without the api source', () => {
-  let stack: ServeStack;
   let fake: FakeMailchimp;
-
-  beforeAll(async () => {
-    fake = await new FakeMailchimp().start();
-    fake.addAccount(KEY, { dc: 'us4' });
-    fake.addList(KEY, 'news');
-    fake.addMembers('news', [{ email: 'ada@example.com' }, { email: 'bob@example.org' }, { email: 'cy@example.net' }]);
-    stack = await startServeStack('mc-hook', TOKEN, { MAILCHIMP_API_BASE: fake.apiBase });
+  const stack = useHub({
+    platform: 'mailchimp',
+    serve: 'in-process',
+    workers: 'in-hub',
+    connectionId: () => 'mailchimp-us4-news',
+    runTimeoutMs: 20_000,
+    fake: async () => {
+      fake = await new FakeMailchimp().start();
+      fake.addAccount(KEY, { dc: 'us4' });
+      fake.addList(KEY, 'news');
+      fake.addMembers('news', [{ email: 'ada@example.com' }, { email: 'bob@example.org' }, { email: 'cy@example.net' }]);
+      return fake;
+    },
+    settings: () => ({ MAILCHIMP_API_BASE: fake.apiBase }),
   });
-  afterAll(async () => {
-    await stack?.close();
-    await fake?.close();
-  });
+  const { auth, runToEnd } = stack;
 
   const connect = () => request(stack.hub.url).post('/api/connections/mailchimp').set(auth).send({ apiKey: KEY, listId: 'news' });
   const secretOf = (url: string) => url.split('/').pop();
@@ -66,12 +67,7 @@ describe('Mailchimp: the hub registers its audience webhook without the api sour
 
   it("a sync's write-backs post nothing back; an admin change posts one event, verified and written back once", async () => {
     expect((await request(stack.hub.url).post('/api/connections/mailchimp-us4-news/ensure-schema').set(auth)).status).toBe(200);
-    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'mailchimp', connectionId: 'mailchimp-us4-news', scope: 'all' });
-    expect(started.status).toBe(201);
-    const run = await until(
-      async () => (await request(stack.hub.url).get(`/api/runs/${started.body.id}`).set(auth)).body,
-      (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status),
-    );
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 3 } });
     expect(fake.member('news', 'ada@example.com')!.merge_fields.EVRISK).toEqual(expect.any(String));
     expect(fake.member('news', 'ada@example.com')!.merge_fields.EVRISK).not.toBe('');

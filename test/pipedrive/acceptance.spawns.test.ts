@@ -1,35 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { FakeEngine } from '../fakes/engine';
 import { FakePipedrive } from '../fakes/pipedrive/fake-pipedrive';
-import { cliBin } from '../setup/cli-bin';
-import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
+import { KILLED_WORKER_TAKEN_BACK_FAST, until, useHub } from '../setup/hub-harness';
 
 const PERSONS = 25_000;
-const ADMIN = `admin-${randomUUID()}`;
-const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 
-/** The parts of the hub's answers this suite reads (a run, a connection, a disconnect). */
+/** The parts of the hub's answers this suite reads (a connection, a disconnect). */
 interface HubAnswer {
-  id: string;
-  status: string;
-  statusReason?: string;
-  counters: Record<string, number>;
   connection: { id: string };
   platformDeleted: string[];
-}
-
-interface Proc {
-  child: ChildProcess;
-  exited: Promise<unknown>;
-}
-
-/** `verify-hub <args>` as a process of its own (the built CLI), stderr kept for a failure's message. */
-function cli(args: string[], env: Record<string, string | undefined>): Proc & { stderr: () => string } {
-  let stderr = '';
-  const child = spawn(process.execPath, [cliBin(env), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  return { child, exited: new Promise((resolve) => child.on('exit', resolve)), stderr: () => stderr };
 }
 
 /**
@@ -42,63 +19,29 @@ function cli(args: string[], env: Record<string, string | undefined>): Proc & { 
  */
 describe('Pipedrive acceptance (serve and worker processes)', () => {
   let fake: FakePipedrive;
-  let engine: FakeEngine;
-  let serve: ReturnType<typeof cli>;
-  let hubUrl = '';
-  const workers: ReturnType<typeof cli>[] = [];
-  const prefix = `test-pd-accept-${randomUUID().slice(0, 8)}`;
-  let env: Record<string, string | undefined>;
   const connectionId = () => `pipedrive-${fake.companyId}`;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const answer = await fetch(`${hubUrl}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return { status: answer.status, body: (await answer.json()) as HubAnswer };
-  };
-  const run = async (id: string) => (await api('GET', `/api/runs/${id}`)).body;
-  const settled = (id: string, timeoutMs: number) => until(() => run(id), (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status), timeoutMs);
-  const startRun = async () => {
-    const started = await api('POST', '/api/runs', { platform: 'pipedrive', connectionId: connectionId(), scope: 'all' });
-    expect(started.status).toBe(201);
-    return started.body.id;
-  };
+  const stack = useHub({
+    platform: 'pipedrive',
+    serve: 'process',
+    workers: 2,
+    workerArgs: ['--concurrency', '3'],
+    connectionId,
+    startTimeoutMs: 120_000,
+    fake: async () => {
+      // A 2-second allowance above any plan's (480 for OAuth Enterprise), so 25,000 PATCHes fit in a
+      // test: the connector paces itself to whatever `x-ratelimit-limit` the company answers.
+      fake = await new FakePipedrive({ burstLimit: 4_000, deliverOwnChanges: false }).start();
+      fake.seed(PERSONS, (i) => (i % 50 === 0 ? [`user${i}@acme${i % 30}.example.com`, `home${i}@mail${i % 7}.example.org`] : [`${i % 9 === 4 ? 'invalid' : 'user'}${i}@acme${i % 30}.example.com`]));
+      return fake;
+    },
+    settings: () => ({ LOG_LEVEL: 'warn', PIPEDRIVE_API_BASE: fake.url, VERIFY_HUB_EVENT_COALESCE_MS: '100', ...KILLED_WORKER_TAKEN_BACK_FAST }),
+  });
+  const { settled, startRun, startWorker, kill9 } = stack;
+  const api = stack.api<HubAnswer>;
   const riskOf = (personId: number) => {
     const field = fake.field('EV risk')!;
     return field.options!.find((o) => o.id === fake.persons.get(personId)!.custom_fields[field.field_code])?.label;
   };
-  const startWorker = () => {
-    const worker = cli(['worker', '--concurrency', '3'], env);
-    workers.push(worker);
-    return worker;
-  };
-
-  beforeAll(async () => {
-    // A 2-second allowance above any plan's (480 for OAuth Enterprise), so 25,000 PATCHes fit in a
-    // test: the connector paces itself to whatever `x-ratelimit-limit` the company answers.
-    fake = await new FakePipedrive({ burstLimit: 4_000, deliverOwnChanges: false }).start();
-    fake.seed(PERSONS, (i) => (i % 50 === 0 ? [`user${i}@acme${i % 30}.example.com`, `home${i}@mail${i % 7}.example.org`] : [`${i % 9 === 4 ? 'invalid' : 'user'}${i}@acme${i % 30}.example.com`]));
-    engine = new FakeEngine();
-    await engine.start();
-    env = {
-      REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40), HUB_ADMIN_TOKEN: ADMIN,
-      VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', PIPEDRIVE_API_BASE: fake.url, VERIFY_HUB_EVENT_COALESCE_MS: '100',
-      // The killed worker's chunks go to the other after about 8 + 3 s instead of BullMQ's 30 + 30.
-      VERIFY_HUB_JOB_LOCK_MS: '8000', VERIFY_HUB_STALLED_INTERVAL_MS: '3000',
-    };
-    serve = cli(['serve', '--port', '0', '--host', '127.0.0.1', '--no-workers'], env);
-    await until(async () => /open (http:\/\/\S+?)\/?\s/.exec(serve.stderr()), (m) => Boolean(m), 60_000);
-    hubUrl = /open (http:\/\/\S+?)\/?\s/.exec(serve.stderr())![1]!.replace('localhost', '127.0.0.1');
-    startWorker();
-    startWorker();
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const proc of [serve, ...workers]) {
-      proc?.child.kill('SIGTERM');
-      await proc?.exited;
-    }
-    await fake?.stop();
-    await engine?.stop();
-    await purgeServeRedis(prefix);
-  }, 60_000);
 
   it('connects with the API token: the person fields made, webhooks v2 registered with basic auth', async () => {
     const connected = await api('POST', '/api/connections/pipedrive', { apiToken: fake.apiToken });
@@ -106,16 +49,14 @@ describe('Pipedrive acceptance (serve and worker processes)', () => {
     expect(connected.body.connection).toMatchObject({ id: connectionId() });
     expect(fake.fields.filter((f) => f.is_custom_field).map((f) => f.field_name)).toEqual(['EV risk', 'EV score', 'EV reason', 'EV checked at']);
     expect(fake.webhooks.map((h) => `${h.event_action}.${h.event_object}@${h.version}`)).toEqual(['create.person@2.0', 'change.person@2.0']);
-    expect(fake.webhooks.every((h) => h.subscription_url === `${hubUrl}/webhooks/pipedrive` && h.http_auth_user === connectionId())).toBe(true);
+    expect(fake.webhooks.every((h) => h.subscription_url === `${stack.url}/webhooks/pipedrive` && h.http_auth_user === connectionId())).toBe(true);
   });
 
   it('syncs 25,000 persons with a worker killed -9 mid-run: every verdict written exactly once, nothing bought twice', async () => {
     const id = await startRun();
     await until(async () => fake.writesPerPerson.size, (n) => n >= PERSONS / 5, 120_000);
-    const victim = workers.find((w) => w.child.exitCode === null)!;
-    victim.child.kill('SIGKILL');
-    await victim.exited;
-    startWorker();
+    await kill9(stack.workers[0]!);
+    await startWorker();
     const done = await settled(id, 240_000);
     expect(done).toMatchObject({ status: 'completed', counters: { failed: 0 } });
     // A chunk the killed worker had half written is read again before its replay: what it wrote counts as unchanged.
@@ -126,8 +67,8 @@ describe('Pipedrive acceptance (serve and worker processes)', () => {
     expect([...fake.writesPerPerson.values()].filter((n) => n !== 1)).toEqual([]);
     for (const personId of [1, 5, 51, PERSONS]) expect(riskOf(personId)).toBe(fake.persons.get(personId)!.emails[0]!.value.startsWith('invalid') ? 'invalid' : 'safe');
     // Each address bought once (a secondary address is verified too), and the run's credits are the bill.
-    expect([...engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
-    expect(done.counters.credits).toBe(engine.billed);
+    expect([...stack.engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
+    expect(done.counters.credits).toBe(stack.engine.billed);
     expect(fake.marketingStatusWrites).toEqual([]);
     // 500 a page: 50 page reads for 25,000 persons (and a few re-reads by ids of the killed worker's chunks).
     expect(fake.pageReads()).toBeGreaterThanOrEqual(PERSONS / 500);

@@ -1,14 +1,10 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { WRITE_BATCH_SIZE } from '@verify-hub/connector-pipedrive';
-import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+import { expectedRisk, until, useHub } from '../setup/hub-harness';
 import { FakePipedrive } from '../fakes/pipedrive/fake-pipedrive';
 
-const TOKEN = 'pipedrive-serve-admin-token-0123456789';
 const PANEL_SECRET = 'pipedrive-panel-jwt-secret-0123456789';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-/** The fake engine's verdicts, by the address's first word. */
-const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
 
 /**
  * Pipedrive through `verify-hub serve` (real pipeline and workers, in process) against the fake: the
@@ -18,31 +14,21 @@ const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid
  */
 describe('Pipedrive through verify-hub serve', () => {
   let fake: FakePipedrive;
-  let stack: ServeStack;
   const prefixes = ['', 'invalid.', 'risky.'];
   const connectionId = () => `pipedrive-${fake.companyId}`;
-
-  beforeAll(async () => {
-    fake = await new FakePipedrive({ burstLimit: 400 }).start();
-    fake.seed(250, (i) => (i % 10 === 0 ? [`${prefixes[i % 3]}person${i}@example.com`, `other${i}@example.org`] : [`${prefixes[i % 3]}person${i}@example.com`]));
-    stack = await startServeStack('pipedrive', TOKEN, { PIPEDRIVE_API_BASE: fake.url, PIPEDRIVE_OAUTH_BASE: fake.url, PIPEDRIVE_CLIENT_ID: fake.oauth.clientId, PIPEDRIVE_CLIENT_SECRET: fake.oauth.clientSecret, PIPEDRIVE_PANEL_JWT_SECRET: PANEL_SECRET });
+  const stack = useHub({
+    platform: 'pipedrive',
+    serve: 'in-process',
+    workers: 'in-hub',
+    connectionId,
+    fake: async () => {
+      fake = await new FakePipedrive({ burstLimit: 400 }).start();
+      fake.seed(250, (i) => (i % 10 === 0 ? [`${prefixes[i % 3]}person${i}@example.com`, `other${i}@example.org`] : [`${prefixes[i % 3]}person${i}@example.com`]));
+      return fake;
+    },
+    settings: () => ({ PIPEDRIVE_API_BASE: fake.url, PIPEDRIVE_OAUTH_BASE: fake.url, PIPEDRIVE_CLIENT_ID: fake.oauth.clientId, PIPEDRIVE_CLIENT_SECRET: fake.oauth.clientSecret, PIPEDRIVE_PANEL_JWT_SECRET: PANEL_SECRET }),
   });
-  afterAll(async () => {
-    await stack?.close();
-    await fake?.stop();
-  });
-
-  const settled = (id: string) =>
-    until(
-      async () => (await request(stack.hub.url).get(`/api/runs/${id}`).set(auth)).body,
-      (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status),
-      90_000,
-    );
-  const startRun = async (scope = 'all') => {
-    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'pipedrive', connectionId: connectionId(), scope });
-    expect(started.status).toBe(201);
-    return settled(started.body.id as string);
-  };
+  const { auth, runToEnd } = stack;
   const fieldValue = (personId: number, name: string) => {
     const field = fake.field(name)!;
     const value = fake.persons.get(personId)!.custom_fields[field.field_code];
@@ -69,7 +55,7 @@ describe('Pipedrive through verify-hub serve', () => {
 
   it("syncs 250 persons: each primary verdict written once, one PATCH a person, a 503 tried again, never marketing_status", async () => {
     fake.failNext(503);
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 275, failed: 0 } });
     expect(run.counters.written).toBe(250);
     for (const person of fake.persons.values()) {
@@ -90,7 +76,7 @@ describe('Pipedrive through verify-hub serve', () => {
     expect(ownDeliveries.length).toBeGreaterThanOrEqual(250);
     expect(ownDeliveries.every((d) => d.status === 200)).toBe(true);
     const patches = fake.callsTo('PATCH', '/api/v2/persons/');
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { written: 0 } });
     expect(fake.callsTo('PATCH', '/api/v2/persons/')).toBe(patches);
   });
@@ -119,7 +105,7 @@ describe('Pipedrive through verify-hub serve', () => {
 
   it('pauses a run when the token is revoked, saying how to reconnect', async () => {
     fake.revokeToken();
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run.status).toBe('paused');
     expect(run.statusReason).toMatch(/Pipedrive refused the credentials/);
     expect(run.statusReason).toMatch(/reconnect Pipedrive/);
@@ -137,7 +123,7 @@ describe('Pipedrive through verify-hub serve', () => {
     expect(back.status).toBe(302);
     expect(back.headers.location).toContain(`connected=${connectionId()}`);
     const calls = fake.calls.length;
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run.status).toBe('completed');
     const used = fake.calls.slice(calls);
     expect(used.length).toBeGreaterThan(0);

@@ -1,18 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { PERMISSION_SET } from '@verify-hub/connector-salesforce';
-import { startServe, type RunningHub } from '../../cli/src/commands/serve';
-import { loadHubConfig } from '../../cli/src/platforms';
-import { FakeEngine } from '../fakes/engine';
 import { FakeSalesforce } from '../fakes/salesforce/fake-salesforce';
-import { cliBin } from '../setup/cli-bin';
-import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
-import { silentLogger } from '../webhooks-in/harness';
+import { until, useHub } from '../setup/hub-harness';
 import { fakeVariables } from './helpers';
 
-const ADMIN = `admin-${randomUUID()}`;
-const auth = { Authorization: `Bearer ${ADMIN}` };
 const RECORDS = 25_000;
 /** Crossed by each object (12,500 records): 2,000 by REST, the rest by a Bulk API 2.0 query job. */
 const BULK_THRESHOLD = 10_000;
@@ -37,63 +28,34 @@ const addressOf = (i: number) => {
  */
 describe('Salesforce acceptance: serve + workers against the fake org', () => {
   let fake: FakeSalesforce;
-  let engine: FakeEngine;
-  let hub: RunningHub;
-  let env: Record<string, string | undefined>;
-  const workers = new Set<ChildProcess>();
-  const prefix = `test-sf-accept-${randomUUID().slice(0, 8)}`;
   let connectionId = '';
-
-  const spawnWorker = async () => {
-    const worker = spawn(process.execPath, [cliBin(env), 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    worker.stderr!.on('data', (d) => (stderr += String(d)));
-    workers.add(worker);
-    worker.on('exit', () => workers.delete(worker));
-    await until(async () => stderr, (text) => text.includes('worker started'), 90_000);
-    return worker;
-  };
-  const killHard = async (worker: ChildProcess) => {
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.kill('SIGKILL');
-    await exited;
-  };
-  const run = (id: string) => request(hub.url).get(`/api/runs/${id}`).set(auth).then((r) => r.body);
-  const settled = (id: string) => until(() => run(id), (r) => ['completed', 'failed', 'cancelled', 'paused'].includes(r.status), 150_000);
-  const startRun = async () => {
-    const started = await request(hub.url).post('/api/runs').set(auth).send({ platform: 'salesforce', connectionId, scope: 'all' });
-    expect(started.status).toBe(201);
-    return started.body.id as string;
-  };
-
-  beforeAll(async () => {
-    fake = await new FakeSalesforce().start();
-    for (let i = 0; i < RECORDS; i++) fake.add(i % 2 ? 'Lead' : 'Contact', addressOf(i));
-    engine = new FakeEngine();
-    await engine.start();
-    env = { REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40), VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', ...fakeVariables(fake) };
-    hub = await startServe(loadHubConfig({ ...env, HUB_ADMIN_TOKEN: ADMIN }), { port: 0, host: '127.0.0.1', workers: false, logger: silentLogger });
-    await Promise.all([spawnWorker(), spawnWorker()]);
-  }, 150_000);
-  afterAll(async () => {
-    await Promise.all([...workers].map(killHard));
-    await hub?.close();
-    await purgeServeRedis(prefix);
-    await engine?.stop();
-    await fake?.stop();
-  }, 60_000);
+  const stack = useHub({
+    platform: 'salesforce',
+    serve: 'in-process',
+    workers: 2,
+    connectionId: () => connectionId,
+    runTimeoutMs: 150_000,
+    startTimeoutMs: 150_000,
+    fake: async () => {
+      fake = await new FakeSalesforce().start();
+      for (let i = 0; i < RECORDS; i++) fake.add(i % 2 ? 'Lead' : 'Contact', addressOf(i));
+      return fake;
+    },
+    settings: () => fakeVariables(fake),
+  });
+  const { auth, runOf: run, settled, startRun, startWorker, kill9 } = stack;
 
   it('connects through the OAuth web-server flow with PKCE, and setup creates the fields and their permission set', async () => {
-    const start = await request(hub.url).get('/api/oauth/salesforce/start?environment=production').set(auth);
+    const start = await request(stack.hub.url).get('/api/oauth/salesforce/start?environment=production').set(auth);
     expect(start.status).toBe(302);
     const callback = new URL(fake.approve(start.headers.location!));
-    const back = await request(hub.url).get(callback.pathname + callback.search);
+    const back = await request(stack.hub.url).get(callback.pathname + callback.search);
     connectionId = /connected=([^&]+)/.exec(back.headers.location ?? '')?.[1] ?? '';
     expect(connectionId).toBe(`salesforce-${fake.orgId}`);
     // The user's choice of threshold (`verify-hub salesforce connect --bulk-query-threshold`), so 25,000 records cross it.
-    const stored = (await hub.pipeline.connections!.get(connectionId))!;
-    await hub.pipeline.connections!.save({ ...stored, settings: { ...stored.settings, bulkQueryThreshold: BULK_THRESHOLD } });
-    const setup = await request(hub.url).post(`/api/connections/${connectionId}/ensure-schema`).set(auth);
+    const stored = (await stack.hub.pipeline.connections!.get(connectionId))!;
+    await stack.hub.pipeline.connections!.save({ ...stored, settings: { ...stored.settings, bulkQueryThreshold: BULK_THRESHOLD } });
+    const setup = await request(stack.hub.url).post(`/api/connections/${connectionId}/ensure-schema`).set(auth);
     expect(setup.status).toBe(200);
     expect(setup.body.problems).toEqual([]);
     expect(setup.body.created).toEqual(expect.arrayContaining(['field Contact.EV_Risk__c', 'field Lead.EV_Score__c', expect.stringMatching(/^permission set Verify_Hub_Fields/)]));
@@ -105,8 +67,8 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
     const id = await startRun();
     // kill -9 one worker once the run is writing, and start another.
     await until(() => run(id), (r) => (r.counters?.written ?? 0) >= 2_000 || r.status !== 'running', 150_000);
-    await killHard([...workers][0]!);
-    await spawnWorker();
+    await kill9(stack.workers[0]!);
+    await startWorker();
     const done = await settled(id);
     expect(done).toMatchObject({ status: 'completed', counters: { pulled: RECORDS, failed: 0 } });
     const writes = [...fake.records.values()].filter((r) => r.type !== 'Account').map((r) => fake.writesPerRecord.get(r.Id) ?? 0);
@@ -121,8 +83,8 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
     expect(fake.collectionSizes.length).toBeGreaterThan(0);
     expect(Math.max(...fake.collectionSizes)).toBeLessThanOrEqual(200);
     // Every purchase once: the engine's bill is the run's credits.
-    expect([...engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
-    expect(done.counters.credits).toBe(engine.billed);
+    expect([...stack.engine.billedPer.values()].filter((n) => n > 1)).toEqual([]);
+    expect(done.counters.credits).toBe(stack.engine.billed);
     expect([...fake.versions]).toEqual(['62.0']);
     expect(fake.consentChanges).toEqual([]);
   }, 200_000);
@@ -144,11 +106,11 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
 
   it("disconnect revokes the hub's refresh token and deletes the stored connection", async () => {
     const revokes = fake.callsTo(/\/services\/oauth2\/revoke$/).length;
-    const res = await request(hub.url).delete(`/api/connections/${connectionId}`).set(auth);
+    const res = await request(stack.hub.url).delete(`/api/connections/${connectionId}`).set(auth);
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).toMatch(/refresh token \(revoked\)/);
     expect(fake.callsTo(/\/services\/oauth2\/revoke$/).length).toBe(revokes + 1);
-    expect(await hub.pipeline.connections!.get(connectionId)).toBeUndefined();
+    expect(await stack.hub.pipeline.connections!.get(connectionId)).toBeUndefined();
     expect(fake.consentChanges).toEqual([]);
   });
 });

@@ -1,13 +1,8 @@
 import request from 'supertest';
 import { PERMISSION_SET } from '@verify-hub/connector-salesforce';
-import { startServeStack, until, type ServeStack } from '../webhooks-in/serve-stack';
+import { expectedRisk, useHub } from '../setup/hub-harness';
 import { FakeSalesforce } from '../fakes/salesforce/fake-salesforce';
 import { fakeVariables } from './helpers';
-
-const TOKEN = 'salesforce-test-admin-token-0123456789';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-/** The fake engine's verdicts, by the address's first word. */
-const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
 
 /**
  * Salesforce installed as a platform (its folder and its line in cli/package.json), driven through
@@ -18,31 +13,21 @@ const expectedRisk = (email: string) => (email.startsWith('invalid.') ? 'invalid
  */
 describe('Salesforce through verify-hub serve', () => {
   let fake: FakeSalesforce;
-  let stack: ServeStack;
   let connectionId: string;
   const prefixes = ['', 'invalid.', 'risky.'];
-
-  beforeAll(async () => {
-    fake = await new FakeSalesforce().start();
-    for (let i = 0; i < 250; i++) fake.add(i % 5 ? 'Contact' : 'Lead', `${prefixes[i % 3]}person${i}@example.com`);
-    stack = await startServeStack('salesforce', TOKEN, fakeVariables(fake));
+  const stack = useHub({
+    platform: 'salesforce',
+    serve: 'in-process',
+    workers: 'in-hub',
+    connectionId: () => connectionId,
+    fake: async () => {
+      fake = await new FakeSalesforce().start();
+      for (let i = 0; i < 250; i++) fake.add(i % 5 ? 'Contact' : 'Lead', `${prefixes[i % 3]}person${i}@example.com`);
+      return fake;
+    },
+    settings: () => fakeVariables(fake),
   });
-  afterAll(async () => {
-    await stack?.close();
-    await fake?.stop();
-  });
-
-  const settled = (id: string) =>
-    until(
-      async () => (await request(stack.hub.url).get(`/api/runs/${id}`).set(auth)).body,
-      (run) => ['completed', 'failed', 'cancelled', 'paused'].includes(run.status),
-      90_000,
-    );
-  const startRun = async (scope = 'all') => {
-    const started = await request(stack.hub.url).post('/api/runs').set(auth).send({ platform: 'salesforce', connectionId, scope });
-    expect(started.status).toBe(201);
-    return settled(started.body.id as string);
-  };
+  const { auth, runToEnd } = stack;
 
   it('is installed: GET /api/platforms lists it with its sign-in and its JWT key form', async () => {
     const res = await request(stack.hub.url).get('/api/platforms').set(auth);
@@ -90,7 +75,7 @@ describe('Salesforce through verify-hub serve', () => {
   });
 
   it('a run sets up the fields and their permission set, then writes every verdict once', async () => {
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 250, written: 250, failed: 0 } });
     expect(fake.customFields.size).toBe(18);
     expect(fake.assignments.has(PERMISSION_SET.name)).toBe(true);
@@ -102,14 +87,14 @@ describe('Salesforce through verify-hub serve', () => {
 
   it('a second run writes nothing: every value read back is unchanged', async () => {
     const writes = fake.collectionSizes.length;
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: 250, written: 0, unchanged: 250 } });
     expect(fake.collectionSizes).toHaveLength(writes);
   });
 
   it('pauses a run when the sign-in is revoked, saying how to reconnect', async () => {
     fake.revokeAccess();
-    const run = await startRun();
+    const run = await runToEnd();
     expect(run.status).toBe('paused');
     expect(run.statusReason).toMatch(/refresh token revoked or expired/);
     expect(run.statusReason).toMatch(/reconnect Salesforce/);
