@@ -15,8 +15,6 @@ describe('ActiveCampaign through verify-hub serve', () => {
   let stale: FakeContact;
   const stack = useHub({
     platform: 'activecampaign',
-    serve: 'in-process',
-    workers: 'in-hub',
     connectionId: () => 'activecampaign-demo',
     fake: async () => {
       fake = await new FakeActivecampaign().start();

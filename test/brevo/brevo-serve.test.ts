@@ -14,8 +14,6 @@ describe('Brevo through verify-hub serve', () => {
   const connectionId = () => 'brevo-org-demo';
   const stack = useHub({
     platform: 'brevo',
-    serve: 'in-process',
-    workers: 'in-hub',
     connectionId,
     fake: async () => {
       fake = await new FakeBrevo().start();

@@ -16,8 +16,6 @@ describe('Klaviyo through verify-hub serve', () => {
   const connectionId = () => `klaviyo-${fake.accountId}`;
   const stack = useHub({
     platform: 'klaviyo',
-    serve: 'in-process',
-    workers: 'in-hub',
     connectionId,
     fake: async () => {
       fake = await new FakeKlaviyo({ pollsToComplete: 2 }).start();

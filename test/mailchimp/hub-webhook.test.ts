@@ -15,8 +15,6 @@ describe('Mailchimp: the hub registers its audience webhook without the api sour
   let fake: FakeMailchimp;
   const stack = useHub({
     platform: 'mailchimp',
-    serve: 'in-process',
-    workers: 'in-hub',
     connectionId: () => 'mailchimp-us4-news',
     runTimeoutMs: 20_000,
     fake: async () => {

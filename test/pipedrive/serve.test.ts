@@ -18,8 +18,6 @@ describe('Pipedrive through verify-hub serve', () => {
   const connectionId = () => `pipedrive-${fake.companyId}`;
   const stack = useHub({
     platform: 'pipedrive',
-    serve: 'in-process',
-    workers: 'in-hub',
     connectionId,
     fake: async () => {
       fake = await new FakePipedrive({ burstLimit: 400 }).start();

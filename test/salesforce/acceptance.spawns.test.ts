@@ -31,7 +31,6 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
   let connectionId = '';
   const stack = useHub({
     platform: 'salesforce',
-    serve: 'in-process',
     workers: 2,
     connectionId: () => connectionId,
     runTimeoutMs: 150_000,

@@ -17,8 +17,6 @@ describe('Salesforce through verify-hub serve', () => {
   const prefixes = ['', 'invalid.', 'risky.'];
   const stack = useHub({
     platform: 'salesforce',
-    serve: 'in-process',
-    workers: 'in-hub',
     connectionId: () => connectionId,
     fake: async () => {
       fake = await new FakeSalesforce().start();

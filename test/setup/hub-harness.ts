@@ -48,16 +48,16 @@ export interface HubOptions<F extends PlatformFake> {
   /** The connection `startRun` starts runs on. */
   connectionId?: (fake: F) => string;
   /**
-   * 'process': `verify-hub serve` spawned from the built CLI, as deployed. 'in-process': the same hub
-   * started in the test's own process, for suites that read the hub's stores (`stack.hub.pipeline`).
+   * 'in-process' (the default): `verify-hub serve`'s hub started in the test's own process, its stores
+   * at hand (`stack.hub.pipeline`). 'process': spawned from the built CLI, as deployed.
    */
-  serve: 'process' | 'in-process';
+  serve?: 'process' | 'in-process';
   /**
-   * 'in-hub': the hub runs the pipeline's workers itself. A number: the hub serves HTTP only
-   * (`--no-workers`) and that many `verify-hub worker` processes are started with it (0: the suite
-   * starts them with `startWorker`).
+   * 'in-hub' (the default): the hub runs the pipeline's workers itself. A number: the hub serves HTTP
+   * only (`--no-workers`) and that many `verify-hub worker` processes are started with it (0: the
+   * suite starts them with `startWorker`).
    */
-  workers: 'in-hub' | number;
+  workers?: 'in-hub' | number;
   /** Added to every `verify-hub worker` command line. */
   workerArgs?: string[];
   /** How long `settled` waits for a run unless told; 90 s by default. */
@@ -92,9 +92,11 @@ export class HubHarness<F extends PlatformFake> {
   private readonly children = new Set<ChildProcess>();
   private readonly workerSet = new Set<ChildProcess>();
   private readonly teardown: (() => Promise<unknown>)[] = [];
+  private readonly options: HubOptions<F> & Required<Pick<HubOptions<F>, 'serve' | 'workers'>>;
   private started?: { fake: F; engine: FakeEngine; env: Record<string, string>; url: string; hub?: RunningHub };
 
-  constructor(private readonly options: HubOptions<F>) {
+  constructor(options: HubOptions<F>) {
+    this.options = { serve: 'in-process', workers: 'in-hub', ...options };
     this.auth = { Authorization: `Bearer ${this.adminToken}` };
     this.prefix = `test-${options.platform}-${randomUUID().slice(0, 8)}`;
   }
