@@ -172,10 +172,11 @@ export class HubHarness<F extends PlatformFake> {
     await Promise.all(Array.from({ length: hubWorkers ? 0 : (options.workers as number) }, () => this.startWorker()));
   }
 
-  /** Undoes what `start` did, last first, however far it got. */
+  /** Undoes what `start` did, last first, however far it got; one step failing stops none of the others. */
   async stop(): Promise<void> {
-    for (const undo of this.teardown.reverse()) await undo();
-    this.teardown.length = 0;
+    const failures: unknown[] = [];
+    for (const undo of this.teardown.splice(0).reverse()) await undo().catch((error: unknown) => failures.push(error));
+    if (failures.length) throw failures[0];
   }
 
   /** `verify-hub <args>` as a process of the built CLI, stderr's last 4,000 characters kept. */
