@@ -7,7 +7,8 @@ const ROOT = join(__dirname, '..', '..');
 /** What starts a process of its own: node's child_process, or a test helper built on it. */
 const STARTS_A_PROCESS = [
   /from 'node:child_process'|require\('node:child_process'\)|from 'child_process'/,
-  /from '[./]*\/?(activecampaign\/)?spawned-hub'/,
+  // The hub harness spawns serve, workers or the CLI when told to (its default is all in process).
+  /from '[./]*\/?setup\/hub-harness'[\s\S]*(serve: 'process'|workers: \d|\bstartWorker\b|\bcli\()/,
   /from '[./]*\/?(sync-jobs\/)?crash-harness'/,
   /from '[./]*setup\/redis-(cluster|sentinel)'/,
   /\bserveProcess\b/,
