@@ -9,6 +9,7 @@ import { FakeEngine } from '../fakes/engine';
 import { silentLogger } from '../webhooks-in/harness';
 import { purgeServeRedis, until } from '../webhooks-in/serve-stack';
 import { cliBin } from './cli-bin';
+import { requestOnFreshConnection } from './fresh-connection';
 import { freePort } from './redis';
 
 /** Polls a read until its value is what the test waits for (throws with the last value). */
@@ -218,12 +219,19 @@ export class HubHarness<F extends PlatformFake> {
 
   /** One call to the hub's admin API as the admin: its status and JSON body ({} when none). */
   api = async <T = HubJson>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const res = await fetch(`${this.url}${path}`, {
+    // A connection per call: runs are polled for minutes, which a pooled fetch connection may not outlive (fresh-connection.ts).
+    const res = await requestOnFreshConnection(`${this.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${this.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: (await res.json().catch(() => ({}))) as T };
+    let parsed: unknown = {};
+    try {
+      parsed = JSON.parse(res.text);
+    } catch {
+      // not JSON (an empty answer): {} as before
+    }
+    return { status: res.status, body: parsed as T };
   };
 
   runOf = async (id: string): Promise<HubRun> => (await this.api<HubRun>('GET', `/api/runs/${id}`)).body;
