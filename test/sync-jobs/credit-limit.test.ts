@@ -78,7 +78,7 @@ describe('credit limit on a multi-page platform run', () => {
       await workers.close();
       await t.done();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('credits reserved by a chunk that no longer runs (killed mid-way) go back to the cap: the run still spends exactly its limit', async () => {
     const t = await setUp('702', { reconcileIntervalMs: 300 });
@@ -99,7 +99,7 @@ describe('credit limit on a multi-page platform run', () => {
     } finally {
       await t.done();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('the same on Mailchimp (pages of 1,000 members): a cap of 1,500 on 4,000 spends exactly 1,500, and a resume completes the rest', async () => {
     const { FakeMailchimp } = await import('../fakes/mailchimp');
@@ -136,5 +136,5 @@ describe('credit limit on a multi-page platform run', () => {
       await engine.stop();
       await mailchimp.close();
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -70,7 +70,7 @@ describe('a user pause of a paged run', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('of a queued run keeps it from starting until resumed', async () => {
     const t = await setup({ size: 300, pageSize: 100 });
@@ -159,5 +159,5 @@ describe('a user pause of a file run', () => {
       await redis.quit();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 150_000);
 });

@@ -59,8 +59,8 @@ export function platformPipeline(name: string, connectors: Record<string, Connec
   });
 }
 
-/** Polls until the run reaches one of `statuses` (generous bound; counts, not timing, are asserted). */
-export async function waitForStatus(pipeline: SyncPipeline, id: string, statuses: RunStatus[], timeoutMs = 60_000): Promise<RunRecord> {
+/** Polls until the run reaches one of `statuses` (generous bound, a liveness one: counts, not timing, are asserted). */
+export async function waitForStatus(pipeline: SyncPipeline, id: string, statuses: RunStatus[], timeoutMs = 120_000): Promise<RunRecord> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const run = await pipeline.get(id);

@@ -90,7 +90,7 @@ describe('sync pipeline on BullMQ + Redis', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('quota pauses the run with a clear reason; resume finishes it without buying anything twice', async () => {
     const t = await setup({ size: 1_000, pageSize: 100 }, { quota: 400 }, { chunkConcurrency: 2, verifyConcurrency: 5 });
@@ -148,7 +148,7 @@ describe('sync pipeline on BullMQ + Redis', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('a quota that resets soon resumes the run by itself', async () => {
     const t = await setup({ size: 300, pageSize: 100 }, {}, { chunkConcurrency: 1, verifyConcurrency: 1 });
@@ -188,7 +188,7 @@ describe('sync pipeline on BullMQ + Redis', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('auth failure pauses the run and names the key setting, never the key', async () => {
     const t = await setup({ size: 200, pageSize: 100 });

@@ -99,13 +99,13 @@ describe('platform limits and auth thrown by a connector', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it("a platform's rate window on write waits, spends no attempt, and loses nothing", async () => {
     const t = await setupRefusing();
     t.source.refuseWriteNumber = { at: 3, error: () => new PlatformWindowError('HubSpot ten-second limit', { resetAt: Date.now() + 300 }) };
     await runsThroughWithoutFailedJobs(t);
-  }, 60_000);
+  }, 150_000);
 
   it("the host writes a page in the platform's batch size and tries a batch once more on its transient failure: the connector only sends", async () => {
     const t = await setupRefusing(30);
@@ -117,7 +117,7 @@ describe('platform limits and auth thrown by a connector', () => {
     expect(t.source.writeSizes.filter((size) => size === 10)).toHaveLength(6);
     expect(t.source.writeSizes).toHaveLength(6 * 4 + 1);
     expect([...t.source.writeCounts.values()].every((n) => n === 1)).toBe(true);
-  }, 60_000);
+  }, 150_000);
 
   it('a revoked platform token while paging pauses the run with a reason that is not about the engine key', async () => {
     const t = await setupRefusing();
@@ -139,5 +139,5 @@ describe('platform limits and auth thrown by a connector', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 });

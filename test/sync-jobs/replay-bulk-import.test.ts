@@ -53,5 +53,5 @@ describe('a chunk replayed after its bulk import was submitted', () => {
       await engine.stop();
       await fake.stop();
     }
-  }, 60_000);
+  }, 150_000);
 });

@@ -51,5 +51,5 @@ describe('a chunk replayed after its write landed', () => {
       await engine.stop();
       await hubspot.stop();
     }
-  }, 60_000);
+  }, 150_000);
 });

@@ -29,7 +29,7 @@ describe('run reconciler', () => {
       await second?.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('a chunk job lost from the queue is pulled again from its recorded cursor; every contact is written once', async () => {
     const t = await setup({ size: 600, pageSize: 100 }, { latencyMs: 20 }, { chunkConcurrency: 1, verifyConcurrency: 5, reconcileIntervalMs: 300 });
@@ -49,7 +49,7 @@ describe('run reconciler', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('paging whose job was lost gets a new pager from the saved cursor', async () => {
     // Two pages outstanding at most: the pager keeps waiting (a delayed job) while chunks drain.
@@ -76,5 +76,5 @@ describe('run reconciler', () => {
       await workers.close();
       await t.done();
     }
-  }, 60_000);
+  }, 150_000);
 });
