@@ -14,8 +14,9 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   transform: {
-    // Type checking is `npm run typecheck`'s job; jest only transpiles, which keeps it fast.
-    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true, resolveJsonModule: true } }],
+    // Type checking is `npm run typecheck`'s job; jest only transpiles, with swc: a fresh clone has no
+    // transform cache, and TypeScript's own transpiler cost each worker ~0.8 s of CPU per suite there.
+    '^.+\\.tsx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', tsx: true }, target: 'es2022' }, module: { type: 'commonjs' }, sourceMaps: 'inline' }],
   },
   moduleNameMapper: pathsToModuleNameMapper(config.compilerOptions.paths, { prefix: '<rootDir>/' }),
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
