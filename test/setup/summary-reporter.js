@@ -3,6 +3,7 @@
  * `tests: N passed, N failed, N skipped`, that CI tooling reads in any language (jest's own summary is
  * not in that form).
  */
+const { writeFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { lockWaits } = require('./machine-lock');
 
@@ -17,11 +18,17 @@ class SummaryReporter {
     const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = results;
     // A suite's time from its start to its end, less what it waited for the machine lock.
     const waits = lockWaits();
-    const timed = results.testResults
+    const all = results.testResults
       .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start)
-      .map((r) => ({ path: relative(this.rootDir, r.testFilePath), seconds: (r.perfStats.end - r.perfStats.start - (waits.get(r.testFilePath) ?? 0)) / 1000 }))
-      .sort((a, b) => b.seconds - a.seconds)
-      .slice(0, SLOWEST);
+      .map((r) => ({ path: relative(this.rootDir, r.testFilePath).split('\\').join('/'), seconds: (r.perfStats.end - r.perfStats.start - (waits.get(r.testFilePath) ?? 0)) / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds);
+    const timed = all.slice(0, SLOWEST);
+    // `npm run test:durations`: the fresh clone's stand-in for jest's cached durations (sequencer.js).
+    const durationsFile = process.env.VHTEST_WRITE_DURATIONS;
+    if (durationsFile && numFailedTests === 0) {
+      const byPath = Object.fromEntries(all.map((t) => [t.path, Math.round(t.seconds * 10) / 10]).sort(([a], [b]) => (a < b ? -1 : 1)));
+      writeFileSync(durationsFile, `${JSON.stringify(byPath, null, 1)}\n`);
+    }
     if (timed.length > 1) {
       process.stdout.write(`\nslowest suites:\n${timed.map((t) => `  ${t.seconds.toFixed(1).padStart(6)} s  ${t.path}`).join('\n')}\n`);
     }
