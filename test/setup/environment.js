@@ -14,13 +14,11 @@ const { relative } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { groupOf, knownOpenHandles } = require('./suite-groups');
 const { acquireMachineLock, noteLockWait } = require('./machine-lock');
-const { watchWorkerEnd } = require('./worker-leftovers');
+const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
 
-/** How long jest waits for a worker to exit when the run is over before it kills it (jest-worker's default). */
-const WORKER_END_WAIT_MS = 500;
 
 /** Resource types the process keeps by itself between suites (the worker's IPC and output streams). */
 function resourceCounts() {

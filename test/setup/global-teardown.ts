@@ -1,10 +1,12 @@
 import { rmSync } from 'node:fs';
-const { leftoverReport } = require('./worker-leftovers') as { leftoverReport: () => string[] };
+const { leftoverReport, workerExitTimes } = require('./worker-leftovers') as { leftoverReport: () => string[]; workerExitTimes: () => string };
 
 export default async function globalTeardown(): Promise<void> {
   const run = globalThis as { __verifyHubStopRedis?: () => void; __verifyHubRunDir?: string };
   // Read before the run's folder goes; jest has waited for (or killed) every worker by now.
   const leftovers = leftoverReport();
+  const exitTimes = workerExitTimes();
+  if (exitTimes) process.stderr.write(`\n${exitTimes}\n`);
   run.__verifyHubStopRedis?.();
   if (run.__verifyHubRunDir) rmSync(run.__verifyHubRunDir, { recursive: true, force: true });
   if (leftovers.length > 0) {

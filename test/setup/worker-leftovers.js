@@ -13,6 +13,8 @@ const { appendFileSync, readFileSync } = require('node:fs');
 const LEFTOVERS_FILE = 'VHTEST_WORKER_LEFTOVERS';
 /** jest-worker's message asking a child to end (CHILD_MESSAGE_END in jest-worker's types). */
 const CHILD_MESSAGE_END = 2;
+/** How long jest waits for a worker to exit when the run is over before it kills it (jest-worker's default). */
+const WORKER_END_WAIT_MS = 500;
 function describeHandle(handle) {
   const name = handle?.constructor?.name ?? typeof handle;
   if (name === 'ChildProcess') return `ChildProcess pid ${handle.pid} (${handle.spawnfile} ${(handle.spawnargs ?? []).slice(1, 4).join(' ')})`;
@@ -37,9 +39,13 @@ function watchWorkerEnd(baseline, lastSuite) {
     }
     // Stdio pipes and the IPC channel are the worker's own.
     const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
-    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles })}\n`);
-    // 'exit' runs only when the worker ends by itself, not when jest kills it.
-    process.once('exit', () => appendFileSync(file, `${JSON.stringify({ pid: process.pid, exited: true })}\n`));
+    // A SIGTERM listener left by a suite turns jest's kill into an exit of the worker's own ('exit' runs).
+    const sigterm = process.listenerCount('SIGTERM');
+    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm })}\n`);
+    const askedAt = Date.now();
+    // 'exit' runs only when the worker ends by itself, not when jest kills it; one that ends by itself
+    // later than jest waits was killed all the same (jest sends SIGTERM then, and a listener answers it).
+    process.once('exit', () => appendFileSync(file, `${JSON.stringify({ pid: process.pid, exited: true, afterMs: Date.now() - askedAt })}\n`));
   };
   process.on('message', onMessage);
 }
@@ -50,22 +56,38 @@ function counts(types) {
   return result;
 }
 
-/** The notes of this run's workers, as lines to print (none when every worker ended in time). */
-function leftoverReport() {
+function readNotes() {
   let text = '';
   try {
     text = readFileSync(process.env[LEFTOVERS_FILE] ?? '', 'utf8');
   } catch {
     return [];
   }
-  const notes = text
+  return text
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line));
-  const exited = new Set(notes.filter((note) => note.exited).map((note) => note.pid));
-  return notes
-    .filter((note) => !note.exited && !exited.has(note.pid))
-    .map(({ pid, lastSuite, extra, handles }) => `jest worker ${pid} did not exit by itself after its last suite, ${lastSuite}; when asked to end it held ${extra.join(', ') || 'nothing beyond its first suite'}${handles.length ? ` [${handles.join('; ')}]` : ''}`);
 }
 
-module.exports = { LEFTOVERS_FILE, watchWorkerEnd, leftoverReport };
+/** How long each worker took to exit once asked to, as one line (what the run's end looked like). */
+function workerExitTimes() {
+  const notes = readNotes();
+  const asked = notes.filter((note) => !note.exited).length;
+  const times = notes.filter((note) => note.exited).map((note) => `${note.afterMs} ms`);
+  return asked ? `jest workers asked to end: ${asked}; exited by themselves after ${times.join(', ') || 'none'}` : '';
+}
+
+/** The notes of this run's workers, as lines to print (none when every worker ended in time). */
+function leftoverReport() {
+  const notes = readNotes();
+  const exitedAfter = new Map(notes.filter((note) => note.exited).map((note) => [note.pid, note.afterMs ?? 0]));
+  return notes
+    .filter((note) => !note.exited && !(exitedAfter.get(note.pid) < WORKER_END_WAIT_MS))
+    .map(({ pid, lastSuite, extra, handles, sigterm }) => {
+      const ended = exitedAfter.has(pid) ? `exited ${exitedAfter.get(pid)} ms after jest asked it to end (jest kills a worker after ${WORKER_END_WAIT_MS} ms)` : 'did not exit by itself';
+      const held = `${extra.join(', ') || 'nothing beyond its first suite'}${handles.length ? ` [${handles.join('; ')}]` : ''}${sigterm ? `, ${sigterm} SIGTERM listener(s)` : ''}`;
+      return `jest worker ${pid} ${ended} after its last suite, ${lastSuite}; when asked to end it held ${held}`;
+    });
+}
+
+module.exports = { LEFTOVERS_FILE, WORKER_END_WAIT_MS, watchWorkerEnd, leftoverReport, workerExitTimes };
