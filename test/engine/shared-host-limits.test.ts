@@ -23,7 +23,9 @@ describe('per-MX-host limits shared through Redis', () => {
 
   it('two engines (two processes) together open at most maxConnectionsPerHost sessions to one host', async () => {
     world.smtp.connections.clear();
-    const options = { maxConnectionsPerHost: 2, catchAllProbe: false, totalTimeoutMs: 15_000, sharedLimits: { redis, prefix } };
+    // The helpers' 400-500 ms SMTP timeouts are for tests of timeouts: on a loaded machine a late greeting
+    // sent an address to the second MX, a ninth session. This test counts sessions, so it waits longer.
+    const options = { maxConnectionsPerHost: 2, catchAllProbe: false, totalTimeoutMs: 15_000, smtpConnectTimeoutMs: 5_000, smtpCommandTimeoutMs: 5_000, sharedLimits: { redis, prefix } };
     const [a, b] = [engineFor(world, options), engineFor(world, options)];
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).verify(`shared${i}@acme-mail.com`)));
     expect(results.map((r) => r.risk)).toEqual(Array(8).fill('safe'));

@@ -24,12 +24,15 @@ describe('Salesforce Change Data Capture through verify-hub serve', () => {
   let streaming: FakeStreaming;
   let stack: ServeStack;
   let connectionId: string;
+  /** A lead the first sync covered: it exists before the connection is made, so only its address change is work. */
+  let lead: ReturnType<FakeSalesforce['add']>;
   const logLines: string[] = [];
   const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk, _encoding, done) => (logLines.push(String(chunk)), done()) }) });
 
   beforeAll(async () => {
     org = await new FakeSalesforce().start();
     streaming = withStreaming(org, { holdMs: 2_000 });
+    lead = org.add('Lead', 'old.lead@example.com');
     stack = await startServeStack('sf-cdc', TOKEN, { ...fakeVariables(org), VERIFY_HUB_EVENT_COALESCE_MS: '100' });
     const record = connectionRecord(org);
     connectionId = record.id;
@@ -53,7 +56,6 @@ describe('Salesforce Change Data Capture through verify-hub serve', () => {
   const written = (id: string) => org.writesPerRecord.get(id) ?? 0;
 
   it('verifies a new contact and a changed lead address within 2 s of the change; the write-backs it makes start nothing', async () => {
-    const lead = org.add('Lead', 'old.lead@example.com');
     const readers = task();
     readers.start();
     try {

@@ -53,7 +53,8 @@ export class FakePipedrive {
   readonly filters = new Map<number, (p: FakePerson) => boolean>();
   readonly webhooks: FakeWebhook[] = [];
   readonly deliveries: Delivery[] = [];
-  readonly calls: { method: string; path: string; query: string; auth?: 'api_token' | 'oauth' }[] = [];
+  /** Every call, with `refused` set on those answered 429 (the rate limit). */
+  readonly calls: { method: string; path: string; query: string; auth?: 'api_token' | 'oauth'; refused?: boolean }[] = [];
   readonly writesPerPerson = new Map<number, number>();
   /** Every attempt to change consent: `marketing_status` in a write body. Must stay empty. */
   readonly marketingStatusWrites: { personId: number; value: unknown }[] = [];
@@ -115,9 +116,9 @@ export class FakePipedrive {
     return this.calls.filter((c) => c.method === method && c.path.startsWith(pathPrefix) && (queryHas === undefined || c.query.includes(queryHas))).length;
   }
 
-  /** Page reads of `GET /v2/persons` (not reads by `ids`). */
+  /** Pages of persons read and answered of `GET /v2/persons`, not reads by `ids` (a read refused with 429 is made again, and is not a page read). */
   pageReads(): number {
-    return this.calls.filter((c) => c.method === 'GET' && c.path === '/api/v2/persons' && !c.query.includes('ids=')).length;
+    return this.calls.filter((c) => c.method === 'GET' && c.path === '/api/v2/persons' && !c.query.includes('ids=') && !c.refused).length;
   }
 
   field(name: string): FakeField | undefined {
@@ -184,10 +185,14 @@ export class FakePipedrive {
     const url = new URL(req.url ?? '/', this.url);
     if (url.pathname.startsWith('/oauth/')) return this.oauth.handle(req, url, raw, (status, body) => this.send(res, status, body));
     const token = this.tokenOf(req);
-    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search, ...(token ? { auth: token === this.apiToken ? 'api_token' : 'oauth' } : {}) });
+    const call = { method: req.method ?? 'GET', path: url.pathname, query: url.search, ...(token ? { auth: token === this.apiToken ? ('api_token' as const) : ('oauth' as const) } : {}) };
+    this.calls.push(call);
     if (!token) return this.send(res, 401, { success: false, error: 'unauthorized access', errorCode: 401, error_info: 'Please check developers.pipedrive.com' });
     const limit = this.limits.take(token);
-    if (limit.over) return this.send(res, 429, OVER_LIMIT_BODY, limit.headers);
+    if (limit.over) {
+      Object.assign(call, { refused: true });
+      return this.send(res, 429, OVER_LIMIT_BODY, limit.headers);
+    }
     const fail = this.failing.shift();
     if (fail) return this.send(res, fail, { success: false, error: 'Service unavailable', errorCode: fail }, limit.headers);
     let body: Record<string, unknown> = {};
