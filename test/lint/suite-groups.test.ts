@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-const { groupOf } = require('../setup/suite-groups') as { groupOf: (path: string) => string };
+const { groupOf, laneOf } = require('../setup/suite-groups') as { groupOf: (path: string) => string; laneOf: (path: string) => string | undefined };
+const Sequencer = require('../setup/sequencer') as new (options: { globalConfig: { maxWorkers: number } }) => { sort(tests: SortedTest[]): Promise<SortedTest[]> };
+interface SortedTest { path: string; duration?: number; context: { config: { rootDir: string; cache: boolean; cacheDirectory: string; id: string }; hasteFS: { getSize(): number } } }
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -35,5 +37,26 @@ describe('suite groups (test/setup/suite-groups.js)', () => {
     expect(groupOf('test/newplatform/acceptance.spawns.test.ts')).toBe('spawns');
     expect(groupOf('test/newplatform/failover.machine.test.ts')).toBe('machine');
     expect(groupOf('test/newplatform/connector.test.ts')).toBe('in-process');
+  });
+
+  it("a platform's acceptance suite takes a slot of the acceptance lane, a machine suite the machine lane's", () => {
+    expect(laneOf('test/newplatform/acceptance.spawns.test.ts')).toBe('acceptance');
+    expect(laneOf('test/newplatform/failover.machine.test.ts')).toBe('machine');
+    expect(laneOf('test/e2e/dashboard.test.ts')).toBe('machine');
+    expect(laneOf('test/newplatform/serve.spawns.test.ts')).toBeUndefined();
+    expect(laneOf('test/newplatform/connector.test.ts')).toBeUndefined();
+  });
+
+  it('every suite is ordered once, and each lane starts at once with its next suite placed as a slot frees', async () => {
+    const context = { config: { rootDir: ROOT, cache: false, cacheDirectory: join(ROOT, 'no-such-cache'), id: 'sequencer-test' }, hasteFS: { getSize: () => 1 } };
+    const all = suites(join(ROOT, 'test')).map((path) => ({ path: join(ROOT, path), context }));
+    const ordered = await new Sequencer({ globalConfig: { maxWorkers: 4 } }).sort([...all]);
+    expect(new Set(ordered).size).toBe(all.length);
+    const lanes = ordered.map((test) => laneOf(relative(ROOT, test.path)));
+    // Both acceptance slots and the machine slot are taken by the first suites handed out.
+    expect(lanes.slice(0, 3).sort()).toEqual(['acceptance', 'acceptance', 'machine']);
+    // The last lane suite comes before the last of the others: no lane is left to run alone at the end.
+    expect(lanes.lastIndexOf('machine')).toBeLessThan(ordered.length - 1);
+    expect(lanes.lastIndexOf('acceptance')).toBeLessThan(ordered.length - 1);
   });
 });

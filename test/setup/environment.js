@@ -4,6 +4,7 @@
  * 1. A suite of the `machine` group (test/setup/suite-groups.js: Redis Cluster, Sentinel, crash/kill,
  *    browser) waits for the machine lock before it starts, so two of them never run at once, in this
  *    run or in another checkout's run on the same machine; the other suites keep running beside it.
+ *    The platforms' acceptance suites take one of two slots of their own lane the same way.
  * 2. A suite that leaves something keeping the event loop alive (a socket, a server, a timer, a child
  *    process) after its last hook fails, naming what it left: such a handle kept the single jest process
  *    of earlier runs from exiting (the reason for the `forceExit` this replaced).
@@ -12,8 +13,8 @@ const { TestEnvironment } = require('jest-environment-node');
 const { readFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { groupOf, knownOpenHandles } = require('./suite-groups');
-const { acquireMachineLock, noteLockWait } = require('./machine-lock');
+const { laneOf, LANE_SLOTS, knownOpenHandles } = require('./suite-groups');
+const { acquireSlot, noteLockWait } = require('./machine-lock');
 const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
@@ -102,14 +103,14 @@ class VerifyHubEnvironment extends TestEnvironment {
     super(config, context);
     this.testPath = context.testPath;
     this.rootDir = config.globalConfig.rootDir;
-    this.group = groupOf(relative(this.rootDir, this.testPath));
   }
 
   async setup() {
     await super.setup();
-    if (this.group === 'machine') {
+    const lane = laneOf(relative(this.rootDir, this.testPath));
+    if (lane) {
       const asked = Date.now();
-      this.releaseLock = await acquireMachineLock();
+      this.releaseLock = await acquireSlot(lane, LANE_SLOTS[lane]);
       noteLockWait(this.testPath, Date.now() - asked);
     }
     if (!workerBaseline) {

@@ -1,7 +1,8 @@
 /**
- * One lock per machine for the suites that need the machine to themselves (test/setup/suite-groups.js):
- * a directory made atomically in the temp dir, holding the holder's pid. A holder that died without
- * letting go (a killed jest worker) is noticed by its pid and its lock taken over.
+ * Lanes of slots per machine for the suites that must not run all at once (test/setup/suite-groups.js):
+ * a slot is a directory made atomically in the temp dir, holding the holder's pid. A holder that died
+ * without letting go (a killed jest worker) is noticed by its pid and its slot taken over. The
+ * `machine` lane's one slot is the machine lock of the suites that need the machine to themselves.
  */
 const { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -9,6 +10,9 @@ const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 
 const LOCK_DIR = process.env.VHTEST_MACHINE_LOCK ?? join(tmpdir(), 'verify-hub-test-machine.lock');
+
+/** The directory of a lane's slot: the machine lane's first is LOCK_DIR. */
+const slotDir = (lane, slot) => (lane === 'machine' && slot === 0 ? LOCK_DIR : `${LOCK_DIR}-${lane}-${slot}`);
 
 function alive(pid) {
   try {
@@ -19,43 +23,51 @@ function alive(pid) {
   }
 }
 
-function tryTake() {
+function tryTake(dir) {
   try {
-    mkdirSync(LOCK_DIR);
+    mkdirSync(dir);
   } catch (error) {
     if (error.code !== 'EEXIST') throw error;
     let holder;
     try {
-      holder = Number(readFileSync(join(LOCK_DIR, 'pid'), 'utf8'));
+      holder = Number(readFileSync(join(dir, 'pid'), 'utf8'));
     } catch {
       return false; // being taken or let go right now: look again shortly
     }
     if (holder === process.pid || alive(holder)) return false;
-    rmSync(LOCK_DIR, { recursive: true, force: true });
-    return tryTake();
+    rmSync(dir, { recursive: true, force: true });
+    return tryTake(dir);
   }
-  writeFileSync(join(LOCK_DIR, 'pid'), String(process.pid));
+  writeFileSync(join(dir, 'pid'), String(process.pid));
   return true;
 }
 
-/** Waits for the machine lock; resolves to the function that lets it go. */
-async function acquireMachineLock() {
+/** Waits for a free slot of the lane; resolves to the function that lets it go. */
+async function acquireSlot(lane = 'machine', slots = 1) {
   // A directory made but not yet holding a pid is someone taking it: look again until it holds one.
   let waited = 0;
-  while (!tryTake()) {
+  for (;;) {
+    for (let slot = 0; slot < slots; slot++) {
+      const dir = slotDir(lane, slot);
+      if (tryTake(dir)) return () => rmSync(dir, { recursive: true, force: true });
+    }
     await sleep(100);
     waited += 100;
     // A directory left without a pid file by a holder killed between mkdir and write: after 30 s it is stale.
     if (waited % 30_000 === 0) {
-      try {
-        readFileSync(join(LOCK_DIR, 'pid'));
-      } catch {
-        rmSync(LOCK_DIR, { recursive: true, force: true });
+      for (let slot = 0; slot < slots; slot++) {
+        try {
+          readFileSync(join(slotDir(lane, slot), 'pid'));
+        } catch {
+          rmSync(slotDir(lane, slot), { recursive: true, force: true });
+        }
       }
     }
   }
-  return () => rmSync(LOCK_DIR, { recursive: true, force: true });
 }
+
+/** Waits for the machine lock (the machine lane's one slot). */
+const acquireMachineLock = () => acquireSlot('machine', 1);
 
 /**
  * Where this run notes how long each suite waited for the lock (set by the global set-up), so the
@@ -86,4 +98,4 @@ function lockWaits() {
   return waits;
 }
 
-module.exports = { acquireMachineLock, noteLockWait, lockWaits, WAITS_FILE, LOCK_DIR };
+module.exports = { acquireSlot, acquireMachineLock, noteLockWait, lockWaits, WAITS_FILE, LOCK_DIR };

@@ -61,10 +61,26 @@ function groupOf(relativePath) {
   return 'in-process';
 }
 
+/**
+ * The suites that take a slot of a lane (test/setup/machine-lock.js) before they start, and each lane's
+ * slots: the `machine` suites one at a time; the platforms' acceptance suites (`<platform>/acceptance.spawns.test.ts`,
+ * each a 25,000-contact sync through `serve` and two workers, a minute and a half of a core) two at a
+ * time. Started together they starved each other past their bounds on a loaded machine.
+ */
+const LANE_SLOTS = { machine: 1, acceptance: 2 };
+
+/** The lane a suite takes a slot of, or undefined. */
+function laneOf(relativePath) {
+  const path = relativePath.split('\\').join('/');
+  if (groupOf(path) === 'machine') return 'machine';
+  if (/(^|\/)acceptance\.spawns\.test\.ts$/.test(path)) return 'acceptance';
+  return undefined;
+}
+
 /** jest path patterns (regular expressions) of the suites outside the quick loop. */
 const notQuickPatterns = [
   ...[...machine, ...spawns].map((p) => `<rootDir>/${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   namedGroup.source,
 ];
 
-module.exports = { groupOf, machine, spawns, notQuickPatterns, knownOpenHandles };
+module.exports = { groupOf, laneOf, LANE_SLOTS, machine, spawns, notQuickPatterns, knownOpenHandles };
