@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killAndWait } from './redis';
 import { until } from './until';
 
 /** Whether redis-server and redis-cli are installed (the cluster tests need both). */
@@ -39,7 +40,8 @@ export interface LocalCluster {
   masterOf(key: string): number;
   /** A graceful `CLUSTER FAILOVER` of `master` to one of its replicas; resolves once the replica is master and the cluster is ok. */
   failover(master: number): Promise<number>;
-  stop(): void;
+  /** Kills every redis-server and resolves once each has exited (a jest worker waits for none at its end). */
+  stop(): Promise<void>;
 }
 
 /** A Redis Cluster of `masters` masters with `replicas` replicas each, on loopback ports (from `firstPort` up when given), in a temp dir. */
@@ -55,8 +57,8 @@ export async function startRedisCluster(masters = 3, replicas = 1, firstPort?: n
   const processes: ChildProcess[] = ports.map((port) =>
     spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '3000', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
   );
-  const stop = () => {
-    for (const p of processes) p.kill('SIGKILL');
+  const stop = async () => {
+    await killAndWait(processes);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -65,7 +67,7 @@ export async function startRedisCluster(masters = 3, replicas = 1, firstPort?: n
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     await until(() => clusterReady(ports, masters * replicas), 60_000, 'cluster_state:ok on every node with replicas in sync');
   } catch (error) {
-    stop();
+    await stop();
     throw error;
   }
   const masterOf = (key: string): number => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ask } from './redis-cluster';
-import { freePort } from './redis';
+import { freePort, killAndWait } from './redis';
 import { until } from './until';
 
 export interface LocalSentinel {
@@ -13,7 +13,8 @@ export interface LocalSentinel {
   masterPort(): number;
   /** `SENTINEL FAILOVER`; resolves once the sentinel names the former replica and it serves writes. */
   failover(): Promise<number>;
-  stop(): void;
+  /** Kills every redis-server and resolves once each has exited (a jest worker waits for none at its end). */
+  stop(): Promise<void>;
 }
 
 /** One master, one replica and one sentinel watching them, on loopback ports, in a temp dir. */
@@ -28,8 +29,8 @@ export async function startRedisSentinel(masterName = 'vhmaster'): Promise<Local
   const conf = join(dir, 'sentinel.conf');
   writeFileSync(conf, [`port ${sentinel}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${masterName} 127.0.0.1 ${master} 1`, `sentinel down-after-milliseconds ${masterName} 3000`, `sentinel failover-timeout ${masterName} 20000`, ''].join('\n'));
   processes.push(spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }));
-  const stop = () => {
-    for (const p of processes) p.kill('SIGKILL');
+  const stop = async () => {
+    await killAndWait(processes);
     rmSync(dir, { recursive: true, force: true });
   };
   const masterPort = () => Number(ask(sentinel, 'SENTINEL', 'get-master-addr-by-name', masterName).trim().split('\n')[1]);
@@ -37,7 +38,7 @@ export async function startRedisSentinel(masterName = 'vhmaster'): Promise<Local
   try {
     await until(() => ask(replica, 'INFO', 'replication').includes('master_link_status:up') && masterPort() === master && replicaKnown(), 60_000, 'the replica in sync and known to the sentinel');
   } catch (error) {
-    stop();
+    await stop();
     throw error;
   }
   return {

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 
 /** Whether a Redis answers PING at host:port within a second. */
@@ -46,4 +46,14 @@ export async function ensureRedis(): Promise<{ url: string; stop: () => void }> 
   for (let i = 0; i < 50 && !(await redisAnswers(url)); i++) await new Promise((r) => setTimeout(r, 100));
   if (!(await redisAnswers(url))) throw new Error(`redis-server did not start on port ${port}`);
   return { url, stop: () => child.kill() };
+}
+
+/**
+ * Kills the redis-servers a suite started and resolves once each has exited: a process still exiting
+ * when the suite ends keeps its jest worker open past jest's 500 ms wait at the run's end.
+ */
+export async function killAndWait(processes: ChildProcess[]): Promise<void> {
+  const exits = processes.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise<void>((resolve) => p.once('exit', () => resolve()))));
+  for (const p of processes) p.kill('SIGKILL');
+  await Promise.all(exits);
 }

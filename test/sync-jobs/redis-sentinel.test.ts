@@ -11,7 +11,7 @@ describeWithRedis('the pipeline through Redis Sentinel (one master, one replica,
   beforeAll(async () => {
     sentinel = await startRedisSentinel();
   }, 120_000);
-  afterAll(() => sentinel?.stop());
+  afterAll(async () => sentinel?.stop());
 
   it('runs a sync to completion through a Sentinel failover mid-run, every contact verified and written', async () => {
     // 10 lookups at a time of 20 ms each: the run takes 8 s at the very least.
