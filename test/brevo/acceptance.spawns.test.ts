@@ -23,7 +23,7 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     serve: 'process',
     workers: 0,
     connectionId: () => CONNECTION,
-    runTimeoutMs: 150_000,
+    runTimeoutMs: 400_000,
     startTimeoutMs: 120_000,
     fake: async () => {
       fake = await new FakeBrevo().start();
@@ -66,7 +66,7 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     const workers = await Promise.all([startWorker(), startWorker()]);
     const started = Date.now();
     const id = await startRun();
-    await until(() => runOf(id), (run) => (run.counters?.written ?? 0) >= CONTACTS / 4 || run.status !== 'running', 120_000);
+    await until(() => runOf(id), (run) => (run.counters?.written ?? 0) >= CONTACTS / 4 || run.status !== 'running', 300_000);
     await kill9(workers[0]!);
     await startWorker();
     const run = await settled(id);
@@ -88,7 +88,7 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     expect(fake.callCount(/^GET \/contacts\/[^/]*%40|^GET \/contacts\/[^/]*@/)).toBe(0);
     const calls = fake.calls.length;
     console.log(`brevo acceptance: ${CONTACTS} contacts in ${(wallMs / 1000).toFixed(1)} s, ${calls} Brevo calls (${((calls / CONTACTS) * 1000).toFixed(1)} per 1,000), ${fake.imports.length} imports, 429s: ${fake.limits.refused.contacts}`);
-  }, 240_000);
+  }, 600_000);
 
   it('an unchanged re-sync writes nothing', async () => {
     const imports = fake.imports.length;
@@ -97,7 +97,7 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     expect(run).toMatchObject({ status: 'completed', counters: { pulled: CONTACTS, written: 0, failed: 0 } });
     expect(fake.imports).toHaveLength(imports);
     expect(fake.callCount(/^PUT /)).toBe(puts);
-  }, 180_000);
+  }, 450_000);
 
   it('verifies a contact added to a list in real time, within 2 s', async () => {
     const formList = fake.addList('Newsletter');

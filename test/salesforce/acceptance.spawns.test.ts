@@ -33,7 +33,7 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
     platform: 'salesforce',
     workers: 2,
     connectionId: () => connectionId,
-    runTimeoutMs: 150_000,
+    runTimeoutMs: 400_000,
     startTimeoutMs: 150_000,
     fake: async () => {
       fake = await new FakeSalesforce().start();
@@ -65,7 +65,7 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
   it('syncs 25,000 Contacts and Leads across the Bulk threshold with a worker killed mid-run: each verdict written once, nothing bought twice', async () => {
     const id = await startRun();
     // kill -9 one worker once the run is writing, and start another.
-    await until(() => run(id), (r) => (r.counters?.written ?? 0) >= 2_000 || r.status !== 'running', 150_000);
+    await until(() => run(id), (r) => (r.counters?.written ?? 0) >= 2_000 || r.status !== 'running', 300_000);
     await kill9(stack.workers[0]!);
     await startWorker();
     const done = await settled(id);
@@ -86,14 +86,14 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
     expect(done.counters.credits).toBe(stack.engine.billed);
     expect([...fake.versions]).toEqual(['62.0']);
     expect(fake.consentChanges).toEqual([]);
-  }, 200_000);
+  }, 600_000);
 
   it('an unchanged re-sync writes nothing', async () => {
     const [collections, ingests] = [fake.collectionSizes.length, fake.bulk.ingestSizes.length];
     const done = await settled(await startRun());
     expect(done).toMatchObject({ status: 'completed', counters: { pulled: RECORDS, written: 0, unchanged: RECORDS } });
     expect([fake.collectionSizes.length, fake.bulk.ingestSizes.length]).toEqual([collections, ingests]);
-  }, 200_000);
+  }, 450_000);
 
   it('a revoked sign-in pauses the run with words that say how to reconnect', async () => {
     fake.revokeAccess();
