@@ -67,14 +67,17 @@ describe('webhook events', () => {
     const store = new RedisConnectionStore(redis, new Keys(prefix), new SecretBox('x'.repeat(40)));
     const t = await setup({ size: 10, pageSize: 10 }, {}, { prefix, connections: store, eventCoalesceMs: 200 });
     await store.save({ id: 'fake-1', platform: 'fake', label: 'Fake', createdAt: new Date().toISOString(), credentials: { accessToken: 'super-secret-token' } });
-    const workers = t.pipeline.startWorkers();
+    let workers: ReturnType<typeof t.pipeline.startWorkers> | undefined;
     try {
+      // Enqueued before the workers start: c3's event is still waiting when the next comes, however slow
+      // the machine (with workers running, a 200 ms window could pass between two enqueues under load).
       const base = { platform: 'fake', kind: 'email_changed', accountId: 'a', connectionId: 'fake-1', occurredAt: Date.now() };
       expect(await t.pipeline.enqueueEvent({ ...base, contactId: 'c3', dedupeKey: 'e1' })).toEqual({ queued: true });
       expect(await t.pipeline.enqueueEvent({ ...base, contactId: 'c3', dedupeKey: 'e1' })).toEqual({ queued: false }); // same delivery again
       expect(await t.pipeline.enqueueEvent({ ...base, contactId: 'c3', dedupeKey: 'e2' })).toEqual({ queued: false }); // coalesced
       expect(await t.pipeline.enqueueEvent({ ...base, contactId: 'c4', dedupeKey: 'e3', email: 'stale@example.com' })).toEqual({ queued: true });
       await expect(t.pipeline.enqueueEvent({ ...base, contactId: '', dedupeKey: 'e4' })).rejects.toThrow(/contactId/);
+      workers = t.pipeline.startWorkers();
       await waitFor(async () => t.source.writeCounts.size === 2);
       expect(t.source.writeCounts.get('c3')).toBe(1);
       expect(t.engine.callsFor('user3@example.com')).toBe(1);
@@ -87,7 +90,7 @@ describe('webhook events', () => {
       expect((await store.list('fake')).map((c) => c.id)).toEqual(['fake-1']);
       expect(await store.delete('fake-1')).toBe(true);
     } finally {
-      await workers.close();
+      await workers?.close();
       await t.done();
       await redis.quit();
     }
