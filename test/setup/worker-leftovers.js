@@ -24,10 +24,31 @@ function describeHandle(handle) {
   return `${name}${handle?.connecting ? ' (connecting)' : ''}`;
 }
 
+/**
+ * Worker threads started in this jest worker and not exited yet, by the file each runs. Node stops every
+ * worker thread when the process exits and waits for each: a thread busy in a blocking call can keep a
+ * worker past jest's wait after its own 'exit' event ran, which no handle count shows.
+ */
+function trackWorkerThreads() {
+  const threads = require('node:worker_threads');
+  const live = new Set();
+  const Original = threads.Worker;
+  threads.Worker = class TrackedWorker extends Original {
+    constructor(filename, options) {
+      super(filename, options);
+      const entry = { file: String(filename).split(/[\\/]/).slice(-2).join('/'), since: Date.now() };
+      live.add(entry);
+      this.once('exit', () => live.delete(entry));
+    }
+  };
+  return () => [...live].map((entry) => `${entry.file} (${Math.round((Date.now() - entry.since) / 1000)} s)`);
+}
+
 /** Called once per worker with what the worker held before its first suite, and the suite it ran last. */
 function watchWorkerEnd(baseline, lastSuite) {
   const file = process.env[LEFTOVERS_FILE];
   if (!file || !process.send) return;
+  const liveThreads = trackWorkerThreads();
   const onMessage = (message) => {
     if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
     // Listening keeps the IPC channel (and so the worker) alive: let go at once.
@@ -41,7 +62,7 @@ function watchWorkerEnd(baseline, lastSuite) {
     const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
     // A SIGTERM listener left by a suite turns jest's kill into an exit of the worker's own ('exit' runs).
     const sigterm = process.listenerCount('SIGTERM');
-    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm })}\n`);
+    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm, threads: liveThreads() })}\n`);
     const askedAt = Date.now();
     // 'exit' runs only when the worker ends by itself, not when jest kills it; one that ends by itself
     // later than jest waits was killed all the same (jest sends SIGTERM then, and a listener answers it).
@@ -72,9 +93,11 @@ function readNotes() {
 /** How long each worker took to exit once asked to, as one line (what the run's end looked like). */
 function workerExitTimes() {
   const notes = readNotes();
-  const asked = notes.filter((note) => !note.exited).length;
+  const asked = notes.filter((note) => !note.exited);
   const times = notes.filter((note) => note.exited).map((note) => `${note.afterMs} ms`);
-  return asked ? `jest workers asked to end: ${asked}; exited by themselves after ${times.join(', ') || 'none'}` : '';
+  // A worker's process ends after its 'exit' event, once Node has stopped its worker threads.
+  const threads = asked.filter((note) => note.threads?.length).map((note) => `worker ${note.pid} (last suite ${note.lastSuite}) had worker threads alive: ${note.threads.join(', ')}`);
+  return asked.length ? [`jest workers asked to end: ${asked.length}; exited by themselves after ${times.join(', ') || 'none'}`, ...threads].join('\n') : '';
 }
 
 /** The notes of this run's workers, as lines to print (none when every worker ended in time). */
