@@ -107,7 +107,10 @@ export class CredentialThrottle {
       const [byAddress, byCredential, failedOn] = await Promise.all([this.byAddress.get(from), this.byCredential.get(credential), this.failedOn.get(pair)]);
       const failures = byAddress?.consumedPoints ?? 0;
       const credentialLocked = !!byCredential && byCredential.consumedPoints > perCredential && (failedOn?.consumedPoints ?? 0) > 0;
-      if (failures + pending.consumedPoints <= perAddress && !credentialLocked) break;
+      // The count's window can end while checks are under way; their rewards then go below zero in the
+      // next one, which must not admit more checks (a burst outlasting the window had 122 of 200 compared).
+      const underWay = Math.max(1, pending.consumedPoints);
+      if (failures + underWay <= perAddress && !credentialLocked) break;
       await this.pending.reward(from, 1);
       if (failures > perAddress) return refusal(byAddress!, 'address');
       if (failures === perAddress) {
