@@ -20,7 +20,6 @@ const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
 
-
 /** Resource types the process keeps by itself between suites (the worker's IPC and output streams). */
 function resourceCounts() {
   const counts = new Map();

@@ -66,9 +66,6 @@ async function acquireSlot(lane = 'machine', slots = 1) {
   }
 }
 
-/** Waits for the machine lock (the machine lane's one slot). */
-const acquireMachineLock = () => acquireSlot('machine', 1);
-
 /**
  * Where this run notes how long each suite waited for the lock (set by the global set-up), so the
  * summary reporter gives suite times without the wait.
@@ -98,4 +95,4 @@ function lockWaits() {
   return waits;
 }
 
-module.exports = { acquireSlot, acquireMachineLock, noteLockWait, lockWaits, WAITS_FILE, LOCK_DIR };
+module.exports = { acquireSlot, noteLockWait, lockWaits, WAITS_FILE, LOCK_DIR };
