@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
@@ -20,10 +21,12 @@ export interface CredentialThrottleLimits {
   lockoutSeconds: number;
   /** How long a check waits for its address's checks under way to finish before it is refused as `busy`. */
   busyAfterMs: number;
+  /** A check whose outcome is not reported this long after it started is no longer counted as under way (its process died). */
+  abandonedAfterMs: number;
 }
 
-/** 10 failures a minute per address, 100 a minute per credential; a lock-out lasts 15 minutes; busy after 5 s. */
-export const CREDENTIAL_THROTTLE_DEFAULTS: CredentialThrottleLimits = { perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 15 * 60, busyAfterMs: 5_000 };
+/** 10 failures a minute per address, 100 a minute per credential; a lock-out lasts 15 minutes; busy after 5 s; a check is abandoned after 30 s. */
+export const CREDENTIAL_THROTTLE_DEFAULTS: CredentialThrottleLimits = { perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 15 * 60, busyAfterMs: 5_000, abandonedAfterMs: 30_000 };
 
 /**
  * The key an address is counted under: an IPv6 client controls at least a /64, so that is one address;
@@ -72,18 +75,38 @@ export class CredentialThrottle {
   private readonly byAddress: RateLimiterRedis;
   private readonly byCredential: RateLimiterRedis;
   private readonly failedOn: RateLimiterRedis;
-  private readonly pending: RateLimiterRedis;
+  private readonly underWay: UnderWayStore;
+  private readonly prefix: string;
 
   /** `redis` is the service's ioredis client (core names no Redis client, so it is not typed here). */
   constructor(redis: object, prefix: string, limits: Partial<CredentialThrottleLimits> = {}, private readonly logger?: Logger) {
     this.limits = { ...CREDENTIAL_THROTTLE_DEFAULTS, ...limits };
+    this.prefix = prefix;
+    this.underWay = redis as UnderWayStore;
     const { perAddress, perCredential, windowSeconds, lockoutSeconds } = this.limits;
     this.byAddress = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:address`, points: perAddress, duration: windowSeconds });
     this.byCredential = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:credential`, points: perCredential, duration: windowSeconds });
     // Which addresses failed on a credential lately: they are the ones a credential lock-out holds back.
     this.failedOn = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:pair`, points: 1_000_000, duration: lockoutSeconds });
-    // Checks from an address under way (compared, outcome not reported yet); expires in case a process dies mid-check.
-    this.pending = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-checks:pending`, points: 1_000_000, duration: PENDING_EXPIRY_SECONDS });
+  }
+
+  /**
+   * Counts one more check from `from` as under way and answers how many are. Each check is its own member
+   * of a sorted set, scored by when it is abandoned (Redis's clock), so the count is of checks that really
+   * are under way: it never goes below zero and no window ends in the middle of a burst (a count with
+   * a fixed 30 s window let a burst outlasting it have 122 of 200 guesses compared).
+   */
+  private async markUnderWay(from: string, check: string): Promise<number> {
+    const count = await this.underWay.eval(MARK_UNDER_WAY, 1, this.underWayKey(from), this.limits.abandonedAfterMs, check);
+    return Number(count);
+  }
+
+  private async endCheck(from: string, check: string): Promise<void> {
+    await this.underWay.zrem(this.underWayKey(from), check);
+  }
+
+  private underWayKey(from: string): string {
+    return `${this.prefix}auth-checks:under-way:${from}`;
   }
 
   /**
@@ -100,18 +123,16 @@ export class CredentialThrottle {
     const pair = `${credential}|${from}`;
     const { perAddress, perCredential, lockoutSeconds } = this.limits;
     const giveUpAt = Date.now() + this.limits.busyAfterMs;
+    const check = randomUUID();
     for (;;) {
       // Counted as under way first, the failures read after: a check that fails records its failure before
       // it stops being under way, so every check compared is seen in one count or the other.
-      const pending = await this.pending.penalty(from, 1);
+      const underWay = await this.markUnderWay(from, check);
       const [byAddress, byCredential, failedOn] = await Promise.all([this.byAddress.get(from), this.byCredential.get(credential), this.failedOn.get(pair)]);
       const failures = byAddress?.consumedPoints ?? 0;
       const credentialLocked = !!byCredential && byCredential.consumedPoints > perCredential && (failedOn?.consumedPoints ?? 0) > 0;
-      // The count's window can end while checks are under way; their rewards then go below zero in the
-      // next one, which must not admit more checks (a burst outlasting the window had 122 of 200 compared).
-      const underWay = Math.max(1, pending.consumedPoints);
       if (failures + underWay <= perAddress && !credentialLocked) break;
-      await this.pending.reward(from, 1);
+      await this.endCheck(from, check);
       if (failures > perAddress) return refusal(byAddress!, 'address');
       if (failures === perAddress) {
         // The attempt after the limit starts the lock-out.
@@ -126,11 +147,11 @@ export class CredentialThrottle {
     return {
       allowed: true,
       succeeded: async () => {
-        await this.pending.reward(from, 1);
+        await this.endCheck(from, check);
       },
       failed: async () => {
         const [byAddress, onCredential] = await Promise.all([this.byAddress.penalty(from, 1), this.byCredential.penalty(credential, 1), this.failedOn.penalty(pair, 1)]);
-        await this.pending.reward(from, 1);
+        await this.endCheck(from, check);
         const fields = { credential, via, address: from, failuresFromAddress: byAddress.consumedPoints, failuresOnCredential: onCredential.consumedPoints };
         if (onCredential.consumedPoints === perCredential) {
           await this.byCredential.block(credential, lockoutSeconds);
@@ -142,7 +163,25 @@ export class CredentialThrottle {
 }
 
 const QUEUE_STEP_MS = 10;
-const PENDING_EXPIRY_SECONDS = 30;
+
+/** The two commands the count of checks under way needs; ioredis's Redis and Cluster have both. */
+interface UnderWayStore {
+  eval(script: string, numberOfKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  zrem(key: string, member: string): Promise<unknown>;
+}
+
+/**
+ * KEYS[1] the address's checks under way; ARGV[1] ms until a check is abandoned, ARGV[2] this check.
+ * Drops the abandoned ones, adds (or renews) this one, and answers how many are under way.
+ */
+const MARK_UNDER_WAY = `
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
+redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return redis.call('ZCARD', KEYS[1])
+`;
 
 const refusal = (state: RateLimiterRes, lockedOut: 'address' | 'credential'): ThrottleRefusal => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)), refused: 'locked-out', lockedOut });
 

@@ -37,6 +37,30 @@ describe('the credential throttle when an address is busy', () => {
     expect(next.allowed).toBe(true);
   });
 
+  it('counts the checks really under way: a check abandoned past its time, reported late, frees no extra place', async () => {
+    // A process that dies mid-check never reports; its check stops counting after abandonedAfterMs. The
+    // old count (one fixed window for every check of an address) restarted at zero when that time ran
+    // out, and the late reports of the checks before then drove it below zero: more checks than the
+    // limit were compared (a loaded run had 122 of 200 guesses compared).
+    const throttle = new CredentialThrottle(redis, prefix, { perAddress: 3, busyAfterMs: 0, abandonedAfterMs: 1_500 });
+    const address = '192.0.2.44';
+    const attempt = () => throttle.attempt(address, 'admin-token', 'test');
+    const first = await Promise.all([attempt(), attempt(), attempt()]);
+    expect(first.every((a) => a.allowed)).toBe(true);
+    expect(await attempt()).toMatchObject({ allowed: false, refused: 'busy' });
+    // Wait until the three are abandoned: the next check goes in (a busy refusal counts nothing).
+    let fourth = await attempt();
+    while (!fourth.allowed) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      fourth = await attempt();
+    }
+    // The three report now, too late to be counted: the fourth is still under way, so two more places, not five.
+    for (const late of first) await (late as CredentialAttempt).succeeded();
+    const next = [await attempt(), await attempt(), await attempt()];
+    expect(next.map((a) => a.allowed)).toEqual([true, true, false]);
+    expect(next[2]).toMatchObject({ refused: 'busy' });
+  });
+
   it('is answered by the hub as busy (503 BUSY, Retry-After, "try again"), a lock-out as 429 TOO_MANY_ATTEMPTS', async () => {
     const app = express();
     app.get('/busy', (_req, res) => sendThrottleRefusal(res, { allowed: false, retryAfterSeconds: 1, refused: 'busy' }));

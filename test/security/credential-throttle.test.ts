@@ -31,8 +31,8 @@ describe('one credential throttle for every check of the hub, shared through Red
     await redis.quit();
   });
 
-  it('the figures: 10 failures a minute per address, 100 per credential, a 15-minute lock-out, busy after 5 s', () => {
-    expect(CREDENTIAL_THROTTLE_DEFAULTS).toEqual({ perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 900, busyAfterMs: 5000 });
+  it('the figures: 10 failures a minute per address, 100 per credential, a 15-minute lock-out, busy after 5 s, a check abandoned after 30 s', () => {
+    expect(CREDENTIAL_THROTTLE_DEFAULTS).toEqual({ perAddress: 10, perCredential: 100, windowSeconds: 60, lockoutSeconds: 900, busyAfterMs: 5000, abandonedAfterMs: 30_000 });
   });
 
   it('replays the attack: 200 wrong bearer tokens on /api/* at once, then the right one from the same address, is refused', async () => {
