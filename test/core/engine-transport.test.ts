@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { EngineClient, toWireResponse, type Verification } from '@verify-hub/core';
+import { TS_CHILD_ARGS } from '../setup/ts-child';
 
 /** A bare engine: answers `answer(email)` and counts requests and TCP connections. */
 async function bareEngine(answer: (email: string) => { status: number; body: string; headers?: Record<string, string> }, keepAliveMs = 5_000) {
@@ -35,7 +36,7 @@ const safe = (email: string): Verification => ({
 
 describe("the engine client's default transport (Node's HTTP client)", () => {
   it('reuses keep-alive connections (200 calls, 10 at a time, open at most 10), and resends on a fresh one a request whose kept-alive socket the engine closed', () => {
-    const probe = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'fixtures', 'keep-alive-probe.ts')], { encoding: 'utf8', timeout: 60_000 });
+    const probe = spawnSync(process.execPath, [...TS_CHILD_ARGS, join(__dirname, 'fixtures', 'keep-alive-probe.ts')], { encoding: 'utf8', timeout: 60_000 });
     if (probe.status !== 0) throw new Error(`probe exited ${probe.status}: ${probe.stderr}`);
     const counts = JSON.parse(probe.stdout) as { requests: number; connections: number; risks: string[]; dropped: number; afterDrop: { risk: string } };
     expect(counts).toMatchObject({ requests: 200, risks: ['safe'] });

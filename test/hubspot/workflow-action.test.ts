@@ -15,6 +15,7 @@ import { actionCallBody, signedActionCall, startActionHub } from './action-harne
 import { FakeEngine } from '../fakes/engine';
 import { until } from '../setup/until';
 import { connector, verification } from './helpers';
+import { TS_CHILD_ARGS } from '../setup/ts-child';
 
 /**
  * The "Verify email address" workflow action end to end: HubSpot's signed call at the hub's
@@ -147,10 +148,10 @@ describe('answered at once from the cache', () => {
 describe('a worker killed mid-verification', () => {
   const ROOT = join(__dirname, '..', '..');
   const startWorkerProcess = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'fixtures', 'action-worker.ts')], {
+    const child = spawn(process.execPath, [...TS_CHILD_ARGS, join(__dirname, 'fixtures', 'action-worker.ts')], {
       cwd: ROOT,
       env: {
-        ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ACTION_PREFIX: prefix, ACTION_PORTAL: PORTAL, ACTION_TOKEN: TOKEN,
+        ...process.env, ACTION_PREFIX: prefix, ACTION_PORTAL: PORTAL, ACTION_TOKEN: TOKEN,
         ACTION_HUBSPOT_URL: hubspot.url, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey,
       },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { FakeEngine } from '../fakes/engine';
 import { callTool, textOf } from './helpers';
+import { TS_CHILD_ARGS } from '../setup/ts-child';
 
 const ROOT = join(__dirname, '..', '..');
 /** Each test starts a Node process that compiles TypeScript on the fly: slow on a busy machine. */
@@ -14,11 +15,11 @@ const SPAWN_TIMEOUT_MS = 90_000;
  * does in a checkout) through a small entry that registers only this command.
  */
 function cliArgs(): string[] {
-  return ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'fixtures', 'mcp-command.ts'), 'mcp', '--stdio'];
+  return [...TS_CHILD_ARGS, join(__dirname, 'fixtures', 'mcp-command.ts'), 'mcp', '--stdio'];
 }
 
 function cliEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), LOG_LEVEL: 'silent', ...extra };
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...extra };
 }
 
 describe('verify-hub mcp --stdio (SDK client over stdio against the fake engine)', () => {

@@ -7,6 +7,7 @@ import { ConnectorRegistry, SyncPipeline, type RunRecord } from '@verify-hub/syn
 import { FakeEngine } from '../fakes/engine';
 import { FakeHubSpot } from '../fakes/hubspot/fake-hubspot';
 import { until } from '../setup/until';
+import { TS_CHILD_ARGS } from '../setup/ts-child';
 
 const ROOT = join(__dirname, '..', '..');
 const WORKER = join(__dirname, 'fixtures', 'crash-worker.ts');
@@ -95,9 +96,9 @@ export async function runCrashScenario(scenario: CrashScenario): Promise<CrashFi
   let restarts = 0;
 
   const spawnWorker = (): ChildProcess => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', WORKER], {
+    const child = spawn(process.execPath, [...TS_CHILD_ARGS, WORKER], {
       cwd: ROOT,
-      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), REDIS_URL: redisUrl, CRASH_PREFIX: prefix, HUB_SECRET_KEY: secretKey, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey,
+      env: { ...process.env, REDIS_URL: redisUrl, CRASH_PREFIX: prefix, HUB_SECRET_KEY: secretKey, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey,
         CRASH_CHUNK_CONCURRENCY: String(scenario.chunkConcurrency ?? 2), CRASH_VERIFY_CONCURRENCY: String(scenario.verifyConcurrency ?? 5),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
