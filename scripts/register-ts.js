@@ -1,7 +1,8 @@
 /**
- * `node -r <this>`: runs a test fixture's TypeScript (and the workspace sources it imports, mapped by the
- * root tsconfig's `paths`) in a spawned process, transpiled by swc as jest does. ts-node ran TypeScript's
- * own transpiler on every module, about 4 s of CPU per spawned process; swc takes a fraction of that.
+ * `node -r scripts/register-ts.js` (or required first in a worker thread): runs TypeScript from the
+ * checkout (a test fixture, a thread of the CLI run from source) and the workspace sources it imports,
+ * mapped by the root tsconfig's `paths`, transpiled by swc as jest does. ts-node ran TypeScript's own
+ * transpiler on every module, about 4 s of CPU per process or thread; swc takes a fraction of that.
  * Type checking is `npm run typecheck`'s job.
  */
 const { readFileSync } = require('node:fs');
@@ -10,7 +11,7 @@ const Module = require('node:module');
 const { transformSync } = require('@swc/core');
 const tsconfigPaths = require('tsconfig-paths');
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..');
 const loaded = tsconfigPaths.loadConfig(ROOT);
 if (loaded.resultType !== 'success') throw new Error(`register-ts: cannot read ${ROOT}/tsconfig.json: ${loaded.message}`);
 tsconfigPaths.register({ baseUrl: loaded.absoluteBaseUrl, paths: loaded.paths });
