@@ -359,16 +359,18 @@ export class FakeKlaviyo {
     if (of) profiles = profiles.filter((p) => (of.kind === 'list' ? p.lists : p.segments).has(of.id));
     if (filter) profiles = profiles.filter(this.filterOf(filter, of !== undefined));
     if (sort && sort !== 'updated' && !(of && sort === 'joined_group_at')) throw new Refusal(400, 'invalid', 'Invalid input.', `Sort ${sort} is not supported here.`, { parameter: 'sort' });
-    const key = (p: FakeProfile) => (sort === 'updated' ? `${p.updated}|${p.id}` : p.id);
-    profiles.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    // Each profile's sort key made once (not in every comparison), and the cursor found by bisection:
+    // a 25,000-profile sync reads 250 pages, each of which sorted the whole account again.
+    const keyed = profiles.map((p) => ({ key: sort === 'updated' ? `${p.updated}|${p.id}` : p.id, p }));
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const cursor = url.searchParams.get('page[cursor]');
     const after = cursor ? decodeCursor(cursor) : undefined;
-    const from = after === undefined ? profiles : profiles.filter((p) => key(p) > after);
-    const page = from.slice(0, size);
-    const more = from.length > size;
+    const start = after === undefined ? 0 : firstAbove(keyed, after);
+    const page = keyed.slice(start, start + size);
+    const more = keyed.length > start + size;
     const fields = url.searchParams.get('fields[profile]')?.split(',');
-    const data = page.map((p) => this.profileJson(p, fields, of !== undefined));
-    return { data, links: { self: `${this.url}${url.pathname}`, ...(more ? { next: this.linkWith(url, encodeCursor(key(page[page.length - 1]!))) } : {}) } };
+    const data = page.map(({ p }) => this.profileJson(p, fields, of !== undefined));
+    return { data, links: { self: `${this.url}${url.pathname}`, ...(more ? { next: this.linkWith(url, encodeCursor(page[page.length - 1]!.key)) } : {}) } };
   }
 
   private filterOf(filter: string, members: boolean): (p: FakeProfile) => boolean {
@@ -378,7 +380,10 @@ export class FakeKlaviyo {
       if (members) throw new Refusal(400, 'invalid', 'Invalid input.', "'updated' is not a valid field for the resource 'profile' in this filter.", { parameter: 'filter' });
       const since = Date.parse(greater[1]!);
       if (Number.isNaN(since)) throw new Refusal(400, 'invalid', 'Invalid input.', `Invalid date-time ${greater[1]}.`, { parameter: 'filter' });
-      return (p) => Date.parse(p.updated) > since || (Date.parse(p.updated) === since && p.updated > greater[1]!);
+      return (p) => {
+        const updated = Date.parse(p.updated);
+        return updated > since || (updated === since && p.updated > greater[1]!);
+      };
     }
     const any = /^any\(id,\[(.*)\]\)$/.exec(filter);
     if (any && !members) {
@@ -542,6 +547,18 @@ export class FakeKlaviyo {
       links: { self: `${this.url}/api/profile-suppression-bulk-create-jobs/${job.id}/` },
     };
   }
+}
+
+/** The index of the first of `sorted` (ascending by key) whose key is above `after`. */
+function firstAbove(sorted: { key: string }[], after: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]!.key > after) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 /** The revision of the vendored description, which the fake speaks. */
