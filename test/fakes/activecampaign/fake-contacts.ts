@@ -37,7 +37,8 @@ export function listContacts(store: FakeStore, query: URLSearchParams, reads: Co
   if (offset > 0) reads.offsetPages++;
   const idGreater = Number(query.get('id_greater') ?? 0);
   const listId = query.get('listid');
-  const ids = query.getAll('ids[]');
+  // A Set: reads by id (100 at a time) scanned every contact once per id asked.
+  const ids = new Set(query.getAll('ids[]'));
   const updatedAfter = query.get('filters[updated_after]');
   const after = updatedAfter ? Date.parse(updatedAfter) : undefined;
   const include = new Set((query.get('include') ?? '').split(',').filter(Boolean));
@@ -45,7 +46,7 @@ export function listContacts(store: FakeStore, query: URLSearchParams, reads: Co
     (c) =>
       Number(c.id) > idGreater &&
       (!listId || c.lists.has(listId)) &&
-      (ids.length === 0 || ids.includes(c.id)) &&
+      (ids.size === 0 || ids.has(c.id)) &&
       (after === undefined || Date.parse(c.udate) > after),
   );
   if (query.get('orders[id]')?.toUpperCase() === 'DESC') all = all.reverse();

@@ -1,5 +1,4 @@
-import express from 'express';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -228,12 +227,15 @@ export class FakeEngine {
   }
 
   async start(): Promise<string> {
-    const app = express();
-    app.get('/api/v1/verify', (req, res) => void this.handle(req, res));
-    app.use((_req, res) => res.status(404).json({ error: 'not found', code: 'NOT_FOUND' }));
-    await new Promise<void>((resolve) => {
-      this.server = app.listen(0, '127.0.0.1', () => resolve());
+    // Plain node:http, no framework: a 25,000-contact acceptance run sends it 25,000 requests, and express's
+    // routing cost the test's process seconds of CPU.
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://engine');
+      if (req.method === 'GET' && url.pathname === '/api/v1/verify') void this.handle(req, new Reply(res), url);
+      else new Reply(res).status(404).json({ error: 'not found', code: 'NOT_FOUND' });
     });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     this.server!.keepAliveTimeout = 30_000;
     return this.url;
   }
@@ -253,10 +255,12 @@ export class FakeEngine {
     return steps.length > 1 ? steps.shift()! : steps[0]!;
   }
 
-  private async handle(req: express.Request, res: express.Response): Promise<void> {
-    const email = typeof req.query.email === 'string' ? req.query.email : undefined;
-    const keyMatched = req.get('x-api-key') === this.apiKey;
-    this.requests.push({ email, keyMatched, url: req.originalUrl, at: Date.now() });
+  private async handle(req: IncomingMessage, res: Reply, url: URL): Promise<void> {
+    // One email parameter, as express's query parser reads it (a repeated one is a list, not an address).
+    const emails = url.searchParams.getAll('email');
+    const email = emails.length === 1 ? emails[0] : undefined;
+    const keyMatched = req.headers['x-api-key'] === this.apiKey;
+    this.requests.push({ email, keyMatched, url: req.url ?? '', at: Date.now() });
     if (!keyMatched) {
       res.status(401).json({ error: 'Invalid or missing API key', code: 'UNAUTHORIZED' });
       return;
@@ -283,7 +287,7 @@ export class FakeEngine {
       }
     }
     // The verify-hub extension the local engine serves (engine/README.md): a billed answer kept per key.
-    const idempotencyKey = req.get('idempotency-key');
+    const idempotencyKey = headerOf(req, 'idempotency-key');
     if (idempotencyKey !== undefined) {
       const kept = this.idempotent.get(idempotencyKey);
       if (kept?.body && kept.email === email) {
@@ -306,7 +310,7 @@ export class FakeEngine {
     }
   }
 
-  private async answer(req: express.Request, res: express.Response, email: string, now: number, form: ResetForm, idempotencyKey: string | undefined): Promise<void> {
+  private async answer(req: IncomingMessage, res: Reply, email: string, now: number, form: ResetForm, idempotencyKey: string | undefined): Promise<void> {
     if (this.options.quota !== undefined && this.billed >= this.options.quota) {
       return this.answer429(res, endOfMonth(now), form, 'QUOTA_EXCEEDED', 'Monthly quota exhausted');
     }
@@ -346,9 +350,42 @@ export class FakeEngine {
     }
   }
 
-  private answer429(res: express.Response, resetAt: number, form: ResetForm, code: string | null, message: string): void {
+  private answer429(res: Reply, resetAt: number, form: ResetForm, code: string | null, message: string): void {
     res.set('X-RateLimit-Reset', resetHeader(resetAt, form));
     res.status(429).json(code === null ? { error: message } : { error: message, code });
+  }
+}
+
+/** A header's one value (the first of a repeated one), as express's `req.get` gives it. */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The few of express's response helpers the fake answers with. */
+class Reply {
+  constructor(private readonly res: ServerResponse) {}
+
+  status(code: number): this {
+    this.res.statusCode = code;
+    return this;
+  }
+
+  set(name: string | Record<string, string>, value?: string): this {
+    const headers = typeof name === 'string' ? { [name]: value ?? '' } : name;
+    for (const [key, v] of Object.entries(headers)) this.res.setHeader(key, v);
+    return this;
+  }
+
+  json(body: unknown): void {
+    const text = JSON.stringify(body);
+    this.res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    this.res.setHeader('Content-Length', Buffer.byteLength(text));
+    this.res.end(text);
+  }
+
+  on(event: 'close', listener: () => void): void {
+    this.res.on(event, listener);
   }
 }
 
