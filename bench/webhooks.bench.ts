@@ -101,7 +101,7 @@ async function serve(forwarding: Forwarding): Promise<void> {
 async function forward(prefix: string): Promise<void> {
   const pipeline = new SyncPipeline({ redisUrl: REDIS_URL, prefix, logger: silent });
   const redis = createRedis(REDIS_URL);
-  const forwarder = startWebhookForwarder(redis, pipeline, webhookIngestQueueName(prefix), silent);
+  const forwarder = startWebhookForwarder(redis, pipeline, { queueName: webhookIngestQueueName(prefix) }, silent);
   for await (const chunk of process.stdin) if (String(chunk).includes('stop')) break;
   await forwarder.close();
   await pipeline.close();

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '@verify-hub/core';
 import { startWebhookForwarder } from '@verify-hub/webhooks-in';
 import { pipelineSettings, readyPipeline } from './pipeline-settings';
-import type { ForwarderThreadData, ForwarderThreadMessage } from './webhook-forwarding';
+import { webhookIngestOptions, type ForwarderThreadData, type ForwarderThreadMessage } from './webhook-forwarding';
 
 async function forwardUntilStopped(): Promise<void> {
   const port = parentPort!;
@@ -17,7 +17,7 @@ async function forwardUntilStopped(): Promise<void> {
   const logger = createLogger({ name: 'webhook-forwarder', level: config.LOG_LEVEL });
   // serve's pipeline settings without its connectors or engine: handing events over needs neither.
   const pipeline = await readyPipeline(pipelineSettings(config));
-  const forwarder = startWebhookForwarder(pipeline.redis, pipeline, queueName, logger, (counts) => send({ forwarded: counts }));
+  const forwarder = startWebhookForwarder(pipeline.redis, pipeline, { ...webhookIngestOptions(config), queueName }, logger, (counts) => send({ forwarded: counts }));
   port.once('message', () => {
     void forwarder
       .close()

@@ -14,6 +14,14 @@ export function webhookIngestQueueName(redisPrefix: string): string {
   return `${redisPrefix.replace(/:/g, '-')}-webhook-ingest`;
 }
 
+/**
+ * The ingest queue's place and holds: VERIFY_HUB_JOB_LOCK_MS and VERIFY_HUB_STALLED_INTERVAL_MS, where
+ * set, shorten a forwarder's hold on a delivery as they do a worker's on a job (else 10 s and 5 s).
+ */
+export function webhookIngestOptions(config: Config): { queueName: string; lockDurationMs?: number; stalledIntervalMs?: number } {
+  return { queueName: webhookIngestQueueName(config.VERIFY_HUB_REDIS_PREFIX), lockDurationMs: config.VERIFY_HUB_JOB_LOCK_MS, stalledIntervalMs: config.VERIFY_HUB_STALLED_INTERVAL_MS };
+}
+
 export interface ForwarderThreadData {
   config: Config;
   queueName: string;

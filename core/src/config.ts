@@ -93,7 +93,8 @@ export const ConfigSchema = z.strictObject({
    * How long a worker's hold on a run's job lasts unrenewed (default 30 s, BullMQ's) and how often dead
    * holders are looked for (default 30 s): a worker killed mid-run has its jobs taken back after about
    * both. Shorter hands them over sooner, at the cost of more Redis calls; a hold must outlast the
-   * longest pause of a busy worker's event loop, so keep it at several seconds.
+   * longest pause of a busy worker's event loop, so keep it at several seconds. Where set, they are also
+   * a webhook forwarder's hold on an accepted delivery (10 s and 5 s otherwise).
    */
   VERIFY_HUB_JOB_LOCK_MS: z.coerce.number().int().min(2_000).max(600_000).optional(),
   VERIFY_HUB_STALLED_INTERVAL_MS: z.coerce.number().int().min(1_000).max(600_000).optional(),

@@ -15,8 +15,9 @@ type EventWait = { rateMs: number } | { until?: number; why: string };
 
 /** How long a delivered event's repeats are dropped. */
 const DEDUPE_MS = 86_400_000;
-/** How long the delivery gate holds while its event is being queued (under BullMQ's 30 s stalled-job recovery). */
-const UNTIL_QUEUED_MS = 10_000;
+/** The delivery gate's values: taken by a forwarder that is queuing the event, then queued (or covered). */
+const QUEUING = 'queuing';
+const SETTLED = '1';
 
 /** Webhook events: deduplicated and coalesced per contact on the way in, then verified and written back one contact at a time. */
 export class EventWorker {
@@ -27,29 +28,35 @@ export class EventWorker {
     const { redis, keys, queues, settings } = this.ctx;
     const delivery = hash(event.connectionId + '\n' + event.dedupeKey);
     const deliveryGate = keys.eventGate(`d:${delivery}`);
-    // Held briefly until the event is queued, then for 24 h: a forwarder killed in between leaves a gate
-    // that has expired before BullMQ hands its delivery to another (stalled jobs wait 30 s), not a lost event.
-    const dedupe = await redis.set(deliveryGate, '1', 'PX', UNTIL_QUEUED_MS, 'NX');
-    if (dedupe !== 'OK') return { queued: false };
     const contactKey = hash(`${event.connectionId}\n${event.contactId}`);
+    // One job id per delivered event: queued again (a forwarder died, a delivery came twice), BullMQ keeps the one job.
+    const add = () => queues.events.add('event', { event } satisfies EventJobData, { jobId: `evt-${contactKey}-${delivery}`, delay: settings.eventCoalesceMs, ...this.ctx.jobDefaults() });
+    // The gate says `queuing` until the event is queued, then is settled for 24 h. A forwarder killed in
+    // between leaves it `queuing`, and the one that takes its delivery over queues the event itself: a gate
+    // that only expired had the delivery, taken over within seconds (a short VERIFY_HUB_JOB_LOCK_MS), dropped
+    // as a repeat while nothing was queued.
+    if ((await redis.set(deliveryGate, QUEUING, 'PX', DEDUPE_MS, 'NX')) !== 'OK') {
+      if ((await redis.get(deliveryGate)) !== QUEUING) return { queued: false };
+      await add();
+      await redis.set(deliveryGate, SETTLED, 'PX', DEDUPE_MS);
+      return { queued: true };
+    }
     const contactGate = keys.eventGate(`c:${contactKey}`);
     const gate = await redis.set(contactGate, '1', 'PX', settings.eventCoalesceMs, 'NX');
     if (gate !== 'OK') {
       // Covered by the contact's queued event.
-      await redis.pexpire(deliveryGate, DEDUPE_MS);
+      await redis.set(deliveryGate, SETTLED, 'PX', DEDUPE_MS);
       return { queued: false };
     }
-    const data: EventJobData = { event };
     try {
-      // One job id per delivered event: queued again after a crash before the gate's 24 h, BullMQ keeps the one job.
-      await queues.events.add('event', data, { jobId: `evt-${contactKey}-${delivery}`, delay: settings.eventCoalesceMs, ...this.ctx.jobDefaults() });
+      await add();
     } catch (error) {
       // Not queued: open both gates again, so the caller's retry is not taken for a duplicate and lost.
       // One DEL per gate: on a cluster the two keys may live on different slots.
       await Promise.all([redis.del(deliveryGate), redis.del(contactGate)]).catch(() => undefined);
       throw error;
     }
-    await redis.pexpire(deliveryGate, DEDUPE_MS);
+    await redis.set(deliveryGate, SETTLED, 'PX', DEDUPE_MS);
     return { queued: true };
   }
 

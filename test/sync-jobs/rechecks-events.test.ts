@@ -113,6 +113,27 @@ describe('webhook events that cannot be queued', () => {
   });
 });
 
+describe('webhook events whose forwarder died while queuing them', () => {
+  it('are queued by the forwarder that takes the delivery over, however soon: the gate is no proof of a queued event', async () => {
+    const t = await setup({ size: 10, pageSize: 10 });
+    try {
+      const event = { platform: 'fake', kind: 'created', accountId: 'a', connectionId: 'fake-1', contactId: 'c1', dedupeKey: 'taken-over', occurredAt: Date.now() };
+      // The first forwarder gets past the gates and dies before its add reaches Redis (it never answers).
+      const add = jest.spyOn(t.pipeline.queues.events, 'add').mockImplementationOnce(() => new Promise(() => undefined));
+      void t.pipeline.enqueueEvent(event);
+      await waitFor(async () => add.mock.calls.length === 1);
+      expect(await t.pipeline.queues.events.getJobCounts('delayed', 'waiting')).toEqual({ delayed: 0, waiting: 0 });
+      // Its delivery, taken over at once (a short hold), is forwarded again: queued, once; a third time is a repeat.
+      expect(await t.pipeline.enqueueEvent(event)).toEqual({ queued: true });
+      expect(await t.pipeline.queues.events.getJobCounts('delayed')).toEqual({ delayed: 1 });
+      expect(await t.pipeline.enqueueEvent(event)).toEqual({ queued: false });
+      expect(await t.pipeline.queues.events.getJobCounts('delayed')).toEqual({ delayed: 1 });
+    } finally {
+      await t.done();
+    }
+  });
+});
+
 describe('recurring runs', () => {
   it('are BullMQ job schedulers; a bad cron pattern is refused naming the field', async () => {
     const t = await setup({ size: 1 });
@@ -132,7 +153,7 @@ describe('recurring runs', () => {
     const t = await setup({ size: 20, pageSize: 10 });
     const workers = t.pipeline.startWorkers();
     try {
-      await t.pipeline.queues.runs.upsertJobScheduler('soon', { every: 60_000, immediately: true }, { name: 'scheduled', data: { platform: 'fake', scope: 'all' } });
+      await t.pipeline.queues.runs.upsertJobScheduler('soon', { every: 60_000 }, { name: 'scheduled', data: { platform: 'fake', scope: 'all' } });
       await waitFor(async () => (await t.pipeline.list()).some((r) => r.status === 'completed'));
       expect((await t.pipeline.list())[0]!.counters.written).toBe(20);
     } finally {

@@ -44,6 +44,8 @@ describe('serve forwards webhook events from its forwarder thread', () => {
     env = {
       HUB_WEBHOOK_FORWARDER: 'thread', REDIS_URL: process.env.REDIS_URL, ENGINE_URL: engine.url, ENGINE_API_KEY: engine.apiKey, HUB_SECRET_KEY: 's'.repeat(40),
       HUB_ADMIN_TOKEN: `admin-${randomUUID()}`, HUBSPOT_CLIENT_SECRET: SECRET, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent',
+      // A forwarder's hold on a delivery as short as a worker's may be (the defaults: 10 s, looked for every 5 s).
+      VERIFY_HUB_JOB_LOCK_MS: '2000', VERIFY_HUB_STALLED_INTERVAL_MS: '1000',
     };
     redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     ingest = new Queue(webhookIngestQueueName(prefix), { connection: redis, prefix: queuePrefix('bull', redis.isCluster) });
@@ -106,8 +108,8 @@ describe('serve forwards webhook events from its forwarder thread', () => {
 
     const second = await serveProcess(env);
     try {
-      // A delivery the killed hub had in hand comes back once its 10 s hold lapses and the next stalled-job
-      // check (every 5 s) finds it: about 15 s, well within the bound (BullMQ's defaults took up to 60 s).
+      // A delivery the killed hub had in hand comes back once its hold lapses (2 s here, VERIFY_HUB_JOB_LOCK_MS)
+      // and the next stalled-job check (every second) finds it: ~3 s; with the defaults (10 s, 5 s) ~15 s.
       await until(() => ingest.getJobCounts('waiting', 'active', 'delayed', 'completed'), (c) => c.completed === acked.length && c.waiting + c.active + c.delayed === 0, 60_000);
       const contacts = await queuedContacts();
       expect(contacts).toHaveLength(ackedIds.length);

@@ -53,8 +53,8 @@ export interface ForwardedCounts {
  * forwarder thread, or a `verify-hub worker` for a hub run with `--no-workers`. `onForwarded` gets the
  * counts (a thread sends them to the hub, whose /metrics shows them).
  */
-export function startWebhookForwarder(redis: Redis, runs: RunService, queueName: string, logger: Logger, onForwarded?: (counts: ForwardedCounts) => void): WebhookIngest {
-  return new WebhookIngest(redis, runs, ingestOptions({ queueName, worker: true }), new HubMetrics({ processMetrics: false }), logger, onForwarded);
+export function startWebhookForwarder(redis: Redis, runs: RunService, options: Partial<IngestOptions> & { queueName: string }, logger: Logger, onForwarded?: (counts: ForwardedCounts) => void): WebhookIngest {
+  return new WebhookIngest(redis, runs, ingestOptions({ ...options, worker: true }), new HubMetrics({ processMetrics: false }), logger, onForwarded);
 }
 
 /**

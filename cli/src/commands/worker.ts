@@ -49,8 +49,8 @@ async function worker(options: WorkerOptions): Promise<number> {
   const platformTasks = await startPlatformTasks({ config, pipeline, logger, services: pipelineHost(pipeline, workers.verifier, logger) });
   // Webhook events a hub accepted (and stored) are handed to the pipeline here, off the hub's HTTP event loop.
   const { startWebhookForwarder } = await import('@verify-hub/webhooks-in');
-  const { webhookIngestQueueName } = await import('../webhook-forwarding');
-  const webhookForwarder = startWebhookForwarder(pipeline.redis, pipeline, webhookIngestQueueName(config.VERIFY_HUB_REDIS_PREFIX), logger);
+  const { webhookIngestOptions } = await import('../webhook-forwarding');
+  const webhookForwarder = startWebhookForwarder(pipeline.redis, pipeline, webhookIngestOptions(config), logger);
   let running = true;
   const healthPort = options.healthPort ?? config.VERIFY_HUB_WORKER_HEALTH_PORT;
   // Readiness as the hub's: Redis answers and the workers run; it fails as soon as stopping starts.
