@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { PERMISSION_SET } from '@verify-hub/connector-salesforce';
 import { FakeSalesforce } from '../fakes/salesforce/fake-salesforce';
-import { until, useHub } from '../setup/hub-harness';
+import { expectedRisk, until, useHub } from '../setup/hub-harness';
 import { fakeVariables } from './helpers';
 
 const RECORDS = 25_000;
@@ -72,10 +72,18 @@ describe('Salesforce acceptance: serve + workers against the fake org', () => {
     expect(done).toMatchObject({ status: 'completed', counters: { pulled: RECORDS, failed: 0 } });
     const writes = [...fake.records.values()].filter((r) => r.type !== 'Account').map((r) => fake.writesPerRecord.get(r.Id) ?? 0);
     expect({ lost: writes.filter((n) => n === 0).length, twice: writes.filter((n) => n > 1).length }).toEqual({ lost: 0, twice: 0 });
-    for (const record of fake.records.values()) {
-      const email = String(record.Email);
-      expect(record.EV_Risk__c).toBe(email.startsWith('invalid.') ? 'invalid' : email.startsWith('risky.') ? 'risky' : 'safe');
+    // Every record holds the engine's verdict; any that does not is named with what the run's report says
+    // of it (a busy-core run once had 27 left unknown, with no word of why).
+    const wrong = [...fake.records.values()].filter((record) => record.EV_Risk__c !== expectedRisk(String(record.Email)));
+    const reasons: Record<string, number> = {};
+    if (wrong.length) {
+      const emails = new Set(wrong.map((record) => String(record.Email).toLowerCase()));
+      for await (const row of stack.hub.pipeline.report(id)) {
+        const said = `${row.outcome} ${row.risk ?? '-'} (${row.reason ?? row.error ?? 'no reason'})`;
+        if (emails.has(row.email.toLowerCase())) reasons[said] = (reasons[said] ?? 0) + 1;
+      }
     }
+    expect({ wrong: wrong.length, reasons }).toEqual({ wrong: 0, reasons: {} });
     // Both ways of reading and both ways of writing were used.
     expect(fake.bulk.queryJobs.size).toBe(2);
     expect(fake.bulk.ingestSizes.length).toBeGreaterThan(0);
