@@ -72,8 +72,10 @@ describe('Pipedrive acceptance (serve and worker processes)', () => {
     expect(fake.marketingStatusWrites).toEqual([]);
     // 500 a page: 50 page reads for 25,000 persons, and the page the pager was reading at the kill read
     // again (re-reads by ids of the killed worker's chunks, and reads refused with 429, are not page reads).
+    // A page job taken back from a live worker whose event loop was starved past its 8 s hold reads its
+    // page again too: a fresh clone with a core kept busy read 54. Far more would mean pages read twice.
     expect(fake.pageReads()).toBeGreaterThanOrEqual(PERSONS / 500);
-    expect(fake.pageReads()).toBeLessThanOrEqual(PERSONS / 500 + 3);
+    expect(fake.pageReads()).toBeLessThanOrEqual(PERSONS / 500 + 6);
     expect(fake.limits.refused.daily).toBe(0);
   }, 600_000);
 
