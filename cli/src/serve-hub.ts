@@ -107,7 +107,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
     delivery: { queueName: `${prefix.replace(/:/g, '-')}-hook-deliveries`, ...options.delivery },
     // Accepted webhook events are forwarded on this event loop (taking turns with the acks), by the thread
     // below (HUB_WEBHOOK_FORWARDER=thread), or (--no-workers) by the worker processes.
-    ingest: { ...webhookIngestOptions(config), queueName: webhookIngestQueueName(prefix), worker: Boolean(workers) && config.HUB_WEBHOOK_FORWARDER === 'loop' },
+    ingest: { ...webhookIngestOptions(config), worker: Boolean(workers) && config.HUB_WEBHOOK_FORWARDER === 'loop' },
     // The MCP endpoint authenticates by the caller's engine key (billing is the API's), not the admin token,
     // or by sign-in (OAuth, the admin token on the hub's page): a signed-in assistant uses the hub's engine key.
     mounts: [{ path: '/mcp', handler: (req, res) => void mcpHandler()(req, res) }],
