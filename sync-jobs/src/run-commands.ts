@@ -3,6 +3,7 @@ import type { RunRecord, StartRunRequest } from './contracts';
 import type { Pager } from './pager';
 import type { PipelineContext } from './pipeline-context';
 import type { RunReconciler } from './run-reconciler';
+import { promoteParked } from './run-pauses';
 import { USER_PAUSE_REASON } from './run-store';
 
 /** How long a run's start waits for its connector's total or scope name before going on without it. */
@@ -64,7 +65,7 @@ export class RunCommands {
     await this.reconciler.releaseLostReservations(id);
     for (const jobId of await store.takeParked(id)) {
       const job = await queues.chunks.getJob(jobId);
-      if (job && (await job.isDelayed())) await job.promote();
+      if (job) await promoteParked(job);
     }
     const progress = await store.progress(id);
     if (!progress.pagingDone) await this.pager.enqueue(id, progress.pages);

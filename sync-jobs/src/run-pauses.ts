@@ -9,6 +9,19 @@ import { PARK_MS, type ChunkJobData } from './queues';
 export type RunStop = NonNullable<ChunkOutcome['stopped']>;
 
 /**
+ * Sends a parked chunk back to work. A resume and the chunk's own parking can both see it parked and
+ * both promote it: the second finds it already waiting (or running) and leaves it there. Only a failure
+ * that leaves it parked is an error.
+ */
+export async function promoteParked(job: Job): Promise<void> {
+  try {
+    await job.promote();
+  } catch (err) {
+    if (await job.isDelayed()) throw err;
+  }
+}
+
+/**
  * The pause policy: when a run pauses (quota, a refused key or token, the credit cap, a user) and how
  * its chunks wait meanwhile (parked until `resume` promotes them).
  */
@@ -38,7 +51,7 @@ export class RunPauses {
     // A resume that ran while this job was parking may have missed it: look again, and go back to work.
     if ((await store.progress(runId)).status !== 'paused') {
       await store.unpark(runId, String(job.id));
-      await job.promote().catch(() => undefined); // already promoted by the resume
+      await promoteParked(job);
     }
     throw new DelayedError();
   }

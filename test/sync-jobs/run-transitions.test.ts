@@ -47,4 +47,25 @@ describe('run transitions', () => {
       await t.done();
     }
   });
+  it('resume sends parked chunks back to work, and goes on past one its own parking already sent back', async () => {
+    const t = await setup({ size: 10, pageSize: 10 });
+    const { store, queues } = t.pipeline;
+    try {
+      const run = await store.create({ platform: 'fake', scope: 'all' });
+      expect(await store.transition(run.id, 'paused', ['queued'], 'paused by a user')).toBe(true);
+      const [parked, alreadyBack] = [`${run.id}-p0`, `${run.id}-p1`];
+      for (const [pageIndex, jobId] of [parked, alreadyBack].entries()) {
+        await queues.chunks.add('chunk', { runId: run.id, pageIndex }, { jobId, delay: 3_600_000 });
+        await store.park(run.id, jobId);
+      }
+      // The chunk parked as the resume came, saw it, and promoted itself: still listed as parked, no longer delayed.
+      await (await queues.chunks.getJob(alreadyBack))!.promote();
+
+      expect((await t.pipeline.resume(run.id)).status).toBe('running');
+      for (const jobId of [parked, alreadyBack]) expect(await queues.chunks.getJobState(jobId)).toBe('waiting');
+      expect(await store.takeParked(run.id)).toEqual([]);
+    } finally {
+      await t.done();
+    }
+  });
 });
