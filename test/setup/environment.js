@@ -16,6 +16,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { laneOf, LANE_SLOTS, knownOpenHandles } = require('./suite-groups');
 const { acquireSlot, noteLockWait } = require('./machine-lock');
 const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
+const { suiteCpuMeter } = require('./suite-cpu');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
@@ -124,9 +125,11 @@ class VerifyHubEnvironment extends TestEnvironment {
     this.resourcesBefore = resourceCounts();
     this.childrenBefore = new Set(childProcesses());
     this.trace = traceHandles();
+    this.cpu = suiteCpuMeter(this.testPath);
   }
 
   async handleTestEvent(event, state) {
+    if (event.name === 'run_start') this.cpu?.loaded();
     if (event.name !== 'run_finish' || process.env.VHTEST_ALLOW_OPEN_HANDLES === '1') return;
     if (this.leftByPrevious.length > 0) {
       state.unhandledErrors.push(new Error(`${this.leftBy}, which ran before this suite in the same worker, left handles open after its check (${this.leftByPrevious.join(', ')})`));
@@ -156,6 +159,7 @@ class VerifyHubEnvironment extends TestEnvironment {
   }
 
   async teardown() {
+    this.cpu?.done();
     try {
       for (const pid of childProcesses()) {
         if (this.childrenBefore?.has(pid)) continue;

@@ -1,11 +1,13 @@
 /**
- * Prints the ten slowest suites of the run, then one plain closing line,
+ * Prints the ten slowest suites of the run, the ten that took the most CPU (and how much of the run's
+ * CPU went to loading modules), then one plain closing line,
  * `tests: N passed, N failed, N skipped`, that CI tooling reads in any language (jest's own summary is
  * not in that form).
  */
 const { writeFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { lockWaits } = require('./machine-lock');
+const { suiteCpuNotes } = require('./suite-cpu');
 
 const SLOWEST = 10;
 
@@ -31,10 +33,23 @@ class SummaryReporter {
     }
     if (timed.length > 1) {
       process.stdout.write(`\nslowest suites:\n${timed.map((t) => `  ${t.seconds.toFixed(1).padStart(6)} s  ${t.path}`).join('\n')}\n`);
+      process.stdout.write(this.cpuSummary());
     }
     // A suite that failed outside its tests (it did not load, or left a handle open) counts as one failure.
     const brokenSuites = results.testResults.filter((r) => (r.testExecError || r.failureMessage) && r.numFailingTests === 0).length;
     process.stdout.write(`\ntests: ${numPassedTests} passed, ${numFailedTests + brokenSuites} failed, ${numPendingTests + numTodoTests} skipped\n`);
   }
+
+  /** The suites that took the most CPU in their jest workers, and the run's total split into loading and running. */
+  cpuSummary() {
+    const notes = suiteCpuNotes().sort((a, b) => b.cpuMs - a.cpuMs);
+    if (notes.length < 2) return '';
+    const seconds = (msTotal) => (msTotal / 1000).toFixed(1);
+    const total = notes.reduce((sum, note) => sum + note.cpuMs, 0);
+    const loading = notes.reduce((sum, note) => sum + (note.loadMs ?? 0), 0);
+    const lines = notes.slice(0, SLOWEST).map((note) => `  ${seconds(note.cpuMs).padStart(6)} s  ${relative(this.rootDir, note.testPath).split('\\').join('/')}`);
+    return `\nmost CPU (in jest's workers; ${seconds(total)} s in all, ${seconds(loading)} s of it loading modules):\n${lines.join('\n')}\n`;
+  }
 }
+
 module.exports = SummaryReporter;
