@@ -64,7 +64,7 @@ async function serve(forwarding: Forwarding): Promise<void> {
   const hub = createHubApp({ runs: pipeline, redis, uploadDir: '/tmp', logger: silent, keyPrefix: `${prefix}:hub:`, delivery: { enabled: false }, ingest: { queueName, worker: forwarding === 'event-loop' }, webhooks: { hubspot: { receiver: hubspotReceiver(SECRET) } } });
   const forwarder = forwarding === 'elsewhere' ? spawn(process.execPath, [...process.execArgv, __filename, '--forward', prefix], { stdio: ['pipe', 'inherit', 'inherit'], env: process.env }) : undefined;
   // As serve starts it: its own pipeline from the configuration (here: this Redis and prefix).
-  const thread = forwarding === 'thread' ? await startForwarderThread(loadHubConfig({ REDIS_URL, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' }), queueName, silent, (counts) => hub.ingest.countForwarded(counts)) : undefined;
+  const thread = forwarding === 'thread' ? await startForwarderThread(loadHubConfig({ REDIS_URL, VERIFY_HUB_REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' }), silent, (counts) => hub.ingest.countForwarded(counts)) : undefined;
   const server = await startHubServer(hub, { port: 0, host: '127.0.0.1' });
 
   const baseline = express();

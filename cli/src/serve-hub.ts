@@ -10,7 +10,7 @@ import { pipelineFromConfig } from './pipeline-from-config';
 import { pipelineHost } from './pipeline-host';
 import { hubPlatforms, platformContext, registeredPlatforms, startPlatformTasks } from './platforms';
 import { hubKeyPrefix } from './stored-connections';
-import { startForwarderThread, webhookIngestOptions, webhookIngestQueueName, type ForwarderThread } from './webhook-forwarding';
+import { startForwarderThread, webhookIngestOptions, type ForwarderThread } from './webhook-forwarding';
 
 export interface ServeOptions {
   port?: number;
@@ -115,7 +115,7 @@ export async function startServe(config: Config, options: ServeOptions = {}): Pr
   });
 
   // Its own pipeline from the same configuration; it reports its counts to this hub's /metrics.
-  const webhookForwarder = workers && config.HUB_WEBHOOK_FORWARDER === 'thread' ? await startForwarderThread(config, webhookIngestQueueName(prefix), logger, (counts) => hub.ingest.countForwarded(counts)) : undefined;
+  const webhookForwarder = workers && config.HUB_WEBHOOK_FORWARDER === 'thread' ? await startForwarderThread(config, logger, (counts) => hub.ingest.countForwarded(counts)) : undefined;
 
   const server = await startHubServer(hub, {
     port: options.port ?? config.PORT,

@@ -13,11 +13,11 @@ import { webhookIngestOptions, type ForwarderThreadData, type ForwarderThreadMes
 async function forwardUntilStopped(): Promise<void> {
   const port = parentPort!;
   const send = (message: ForwarderThreadMessage) => port.postMessage(message);
-  const { config, queueName } = workerData as ForwarderThreadData;
+  const { config } = workerData as ForwarderThreadData;
   const logger = createLogger({ name: 'webhook-forwarder', level: config.LOG_LEVEL });
   // serve's pipeline settings without its connectors or engine: handing events over needs neither.
   const pipeline = await readyPipeline(pipelineSettings(config));
-  const forwarder = startWebhookForwarder(pipeline.redis, pipeline, { ...webhookIngestOptions(config), queueName }, logger, (counts) => send({ forwarded: counts }));
+  const forwarder = startWebhookForwarder(pipeline.redis, pipeline, webhookIngestOptions(config), logger, (counts) => send({ forwarded: counts }));
   port.once('message', () => {
     void forwarder
       .close()

@@ -24,7 +24,6 @@ export function webhookIngestOptions(config: Config): { queueName: string; lockD
 
 export interface ForwarderThreadData {
   config: Config;
-  queueName: string;
 }
 
 export type ForwarderThreadMessage = { ready: true } | { stopped: true } | { forwarded: ForwardedCounts };
@@ -37,11 +36,11 @@ export interface ForwarderThread {
 }
 
 /**
- * Starts the forwarder thread (webhook-forwarder-thread.ts) on serve's configuration and resolves once
- * it forwards. `onForwarded` gets each delivery's counts, on this thread.
+ * Starts the forwarder thread (webhook-forwarder-thread.ts) on serve's configuration (which names its
+ * queue: webhookIngestOptions) and resolves once it forwards. `onForwarded` gets each delivery's counts, on this thread.
  */
-export async function startForwarderThread(config: Config, queueName: string, logger: Logger, onForwarded: (counts: ForwardedCounts) => void): Promise<ForwarderThread> {
-  const thread = threadRunning('webhook-forwarder-thread', { config, queueName } satisfies ForwarderThreadData);
+export async function startForwarderThread(config: Config, logger: Logger, onForwarded: (counts: ForwardedCounts) => void): Promise<ForwarderThread> {
+  const thread = threadRunning('webhook-forwarder-thread', { config } satisfies ForwarderThreadData);
   let running = true;
   const exited = once(thread, 'exit').then(() => void (running = false));
   let ready!: () => void;
