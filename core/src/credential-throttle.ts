@@ -21,7 +21,7 @@ export interface CredentialThrottleLimits {
   lockoutSeconds: number;
   /** How long a check waits for its address's checks under way to finish before it is refused as `busy`. */
   busyAfterMs: number;
-  /** A check whose outcome is not reported this long after it started is no longer counted as under way (its process died). */
+  /** A check whose process has not renewed it for this long is no longer counted as under way (its process died or stopped). */
   abandonedAfterMs: number;
 }
 
@@ -101,6 +101,23 @@ export class CredentialThrottle {
     return Number(count);
   }
 
+  /**
+   * Keeps an admitted check counted while its process lives, however long it takes: only a check whose
+   * process died (or stopped) is abandoned. A check that stopped counting after `abandonedAfterMs` while
+   * still being compared let a starved hub (a burst of 200 guesses on a loaded machine) compare 19. A
+   * check never reported (a caller's bug) stops being renewed after MAX_RENEWED_MS. Stopped before the
+   * check's end is sent, on the same connection, so no renewal lands after it.
+   */
+  private renewWhileUnderWay(from: string, check: string): () => void {
+    const until = Date.now() + MAX_RENEWED_MS;
+    const timer = setInterval(() => {
+      if (Date.now() > until) clearInterval(timer);
+      else this.markUnderWay(from, check).catch(() => undefined); // a failed renewal: the check is abandoned in time, as a dead one
+    }, Math.max(10, Math.floor(this.limits.abandonedAfterMs / 3)));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async endCheck(from: string, check: string): Promise<void> {
     await this.underWay.zrem(this.underWayKey(from), check);
   }
@@ -124,6 +141,7 @@ export class CredentialThrottle {
     const { perAddress, perCredential, lockoutSeconds } = this.limits;
     const giveUpAt = Date.now() + this.limits.busyAfterMs;
     const check = randomUUID();
+    let step = QUEUE_STEP_MS;
     for (;;) {
       // Counted as under way first, the failures read after: a check that fails records its failure before
       // it stops being under way, so every check compared is seen in one count or the other.
@@ -142,15 +160,21 @@ export class CredentialThrottle {
       }
       if (credentialLocked) return refusal(byCredential!, 'credential');
       if (Date.now() >= giveUpAt) return { allowed: false, retryAfterSeconds: 1, refused: 'busy' };
-      await sleep(QUEUE_STEP_MS);
+      // Waiting checks look again less and less often: 190 guesses looking every 10 ms were most of the
+      // load that made the compared ones slow.
+      await sleep(step);
+      step = Math.min(step * 2, QUEUE_STEP_MAX_MS);
     }
+    const stopRenewing = this.renewWhileUnderWay(from, check);
     return {
       allowed: true,
       succeeded: async () => {
+        stopRenewing();
         await this.endCheck(from, check);
       },
       failed: async () => {
         const [byAddress, onCredential] = await Promise.all([this.byAddress.penalty(from, 1), this.byCredential.penalty(credential, 1), this.failedOn.penalty(pair, 1)]);
+        stopRenewing();
         await this.endCheck(from, check);
         const fields = { credential, via, address: from, failuresFromAddress: byAddress.consumedPoints, failuresOnCredential: onCredential.consumedPoints };
         if (onCredential.consumedPoints === perCredential) {
@@ -163,6 +187,9 @@ export class CredentialThrottle {
 }
 
 const QUEUE_STEP_MS = 10;
+const QUEUE_STEP_MAX_MS = 250;
+/** How long a check that is never reported is kept under way by its live process. */
+const MAX_RENEWED_MS = 10 * 60_000;
 
 /** The two commands the count of checks under way needs; ioredis's Redis and Cluster have both. */
 interface UnderWayStore {
