@@ -32,4 +32,10 @@ module.exports = {
   // Several workers even on 2 cores: most suites wait on Redis, child processes and BullMQ timers, not
   // on the CPU. Each suite owns its Redis prefix, ports and temp dirs, so any two can run at once.
   maxWorkers: process.env.VHTEST_WORKERS ?? 4,
+  // How long jest waits for a worker process to be gone once asked to end, before it kills it ("failed
+  // to exit gracefully"); jest's default is 500 ms. On this machine with a core busy, the workers ran their
+  // 'exit' 1 to 20 ms after being asked, and their processes were still alive 500 ms later: the
+  // teardown of a process of several hundred MB (Node's, then the kernel's) took longer than that. A worker
+  // whose JavaScript does not end within 500 ms still fails the run (test/setup/worker-leftovers.js).
+  workerGracefulExitTimeout: 5000,
 };

@@ -140,7 +140,7 @@ class VerifyHubEnvironment extends TestEnvironment {
     const settleMs = Date.now() - settling;
     // Closed in the grace period, but later than jest waits for a worker to end after its last suite.
     if (extra.length === 0 && settleMs > WORKER_END_WAIT_MS) {
-      console.warn(`${relative(this.rootDir, this.testPath)}: what it left open (${openAtEnd.join(', ')}) took ${settleMs} ms to close after its last hook; as a worker's last suite, jest would kill the worker after ${WORKER_END_WAIT_MS} ms`);
+      console.warn(`${relative(this.rootDir, this.testPath)}: what it left open (${openAtEnd.join(', ')}) took ${settleMs} ms to close after its last hook; as a worker's last suite, it would hold the worker past the ${WORKER_END_WAIT_MS} ms its end may take`);
     }
     if (this.trace && extra.length > 0) console.error(`open handles of ${this.testPath}:\n${this.trace.report().join('\n\n')}`);
     const known = knownOpenHandles[relative(this.rootDir, this.testPath)];

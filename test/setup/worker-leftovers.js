@@ -1,6 +1,7 @@
 /**
  * What keeps a jest worker alive after its last suite. Jest asks each worker to end when the run is over
- * and kills one still alive 500 ms later ("A worker process has failed to exit gracefully"). The
+ * and kills one still alive later (jest.config.js `workerGracefulExitTimeout`, "A worker process has failed
+ * to exit gracefully"). A worker whose JavaScript has not ended within 500 ms fails the run here. The
  * per-suite check (environment.js) cannot see a handle the last suite of a worker opens after its check
  * (a reconnect timer started once the server it used is gone): no suite runs after it there. Each worker
  * notes what it holds when it is asked to end, with the suite it ran last, and notes its exit when it
@@ -13,7 +14,10 @@ const { appendFileSync, readFileSync } = require('node:fs');
 const LEFTOVERS_FILE = 'VHTEST_WORKER_LEFTOVERS';
 /** jest-worker's message asking a child to end (CHILD_MESSAGE_END in jest-worker's types). */
 const CHILD_MESSAGE_END = 2;
-/** How long jest waits for a worker to exit when the run is over before it kills it (jest-worker's default). */
+/**
+ * How soon a worker's JavaScript must end once asked to (its 'exit' event): jest-worker's default wait.
+ * Jest itself waits longer (jest.config.js) for the process's teardown after that.
+ */
 const WORKER_END_WAIT_MS = 500;
 function describeHandle(handle) {
   const name = handle?.constructor?.name ?? typeof handle;
@@ -107,7 +111,7 @@ function leftoverReport() {
   return notes
     .filter((note) => !note.exited && !(exitedAfter.get(note.pid) < WORKER_END_WAIT_MS))
     .map(({ pid, lastSuite, extra, handles, sigterm }) => {
-      const ended = exitedAfter.has(pid) ? `exited ${exitedAfter.get(pid)} ms after jest asked it to end (jest kills a worker after ${WORKER_END_WAIT_MS} ms)` : 'did not exit by itself';
+      const ended = exitedAfter.has(pid) ? `exited ${exitedAfter.get(pid)} ms after jest asked it to end (the bound is ${WORKER_END_WAIT_MS} ms)` : 'did not exit by itself';
       const held = `${extra.join(', ') || 'nothing beyond its first suite'}${handles.length ? ` [${handles.join('; ')}]` : ''}${sigterm ? `, ${sigterm} SIGTERM listener(s)` : ''}`;
       return `jest worker ${pid} ${ended} after its last suite, ${lastSuite}; when asked to end it held ${held}`;
     });
