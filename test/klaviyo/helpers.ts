@@ -1,4 +1,4 @@
-import { createLocalLimiter, type ConnectionRecord } from '@verify-hub/core';
+import { createLocalLimiter, type ConnectionRecord, type LimiterFactory } from '@verify-hub/core';
 import { KlaviyoConnector, klaviyoEnvironment } from '@verify-hub/connector-klaviyo';
 import { FakeKlaviyo, type FakeKlaviyoOptions } from '../fakes/klaviyo';
 
@@ -11,10 +11,10 @@ export function keyRecord(fake: FakeKlaviyo, apiKey = fake.apiKey): ConnectionRe
   return { id: `klaviyo-${fake.accountId}`, platform: 'klaviyo', label: 'Demo Store', createdAt: new Date().toISOString(), credentials: { apiKey, flowSecret: 'flow-secret-0123456789' }, settings: { account: fake.accountId, accountName: fake.accountName } };
 }
 
-/** A connector on the fake, with in-process limiters and a record of credentials it saved. */
-export function connectorFor(fake: FakeKlaviyo, record = keyRecord(fake), extra: Record<string, string> = {}) {
+/** A connector on the fake, with in-process limiters (or `limiter`'s) and a record of credentials it saved. */
+export function connectorFor(fake: FakeKlaviyo, record = keyRecord(fake), extra: Record<string, string> = {}, limiter: LimiterFactory = (spec) => createLocalLimiter(spec)) {
   const saved: ConnectionRecord['credentials'][] = [];
-  const connector = new KlaviyoConnector(record, { limiter: (spec) => createLocalLimiter(spec), saveCredentials: async (c) => void saved.push(c) }, { account: fake.accountId, accountName: fake.accountName }, fakeEnvironment(fake, extra));
+  const connector = new KlaviyoConnector(record, { limiter, saveCredentials: async (c) => void saved.push(c) }, { account: fake.accountId, accountName: fake.accountName }, fakeEnvironment(fake, extra));
   return { connector, saved };
 }
 
