@@ -4,6 +4,7 @@
  */
 const ts = require('typescript');
 const { pathsToModuleNameMapper } = require('ts-jest');
+const { WORKER_END_WAIT_MS } = require('./test/setup/worker-leftovers');
 
 const { config } = ts.readConfigFile(require.resolve('./tsconfig.json'), ts.sys.readFile);
 
@@ -32,10 +33,9 @@ module.exports = {
   // Several workers even on 2 cores: most suites wait on Redis, child processes and BullMQ timers, not
   // on the CPU. Each suite owns its Redis prefix, ports and temp dirs, so any two can run at once.
   maxWorkers: process.env.VHTEST_WORKERS ?? 4,
-  // How long jest waits for a worker process to be gone once asked to end, before it kills it ("failed
-  // to exit gracefully"); jest's default is 500 ms. On this machine with a core busy, the workers ran their
-  // 'exit' 1 to 20 ms after being asked, and their processes were still alive 500 ms later: the
-  // teardown of a process of several hundred MB (Node's, then the kernel's) took longer than that. A worker
-  // whose JavaScript does not end within 500 ms still fails the run (test/setup/worker-leftovers.js).
-  workerGracefulExitTimeout: 5000,
+  // How long jest waits for a worker process to be gone once asked to end, before it kills it ("failed to
+  // exit gracefully"); jest's default is 500 ms. On this machine with a core busy, workers ran their 'exit'
+  // 1 ms after being asked and their processes were still alive 500 ms later (the teardown of a process of
+  // several hundred MB). A worker still there then fails the run (test/setup/worker-leftovers.js).
+  workerGracefulExitTimeout: WORKER_END_WAIT_MS,
 };
