@@ -59,15 +59,18 @@ function watchWorkerEnd(baseline, lastSuite) {
     // Listening keeps the IPC channel (and so the worker) alive: let go at once.
     process.removeListener('message', onMessage);
     const extra = [];
+    let fileOperations = 0;
     for (const [type, n] of counts(process.getActiveResourcesInfo())) {
       const more = n - (baseline().get(type) ?? 0);
-      if (more > 0 && type !== 'FSReqCallback') extra.push(`${type} x${more}`);
+      // A file operation in flight (jest's cache writes) ends by itself; noted, for a worker slow to end.
+      if (type === 'FSReqCallback') fileOperations = n;
+      else if (more > 0) extra.push(`${type} x${more}`);
     }
     // Stdio pipes and the IPC channel are the worker's own.
     const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
     // A SIGTERM listener left by a suite turns jest's kill into an exit of the worker's own ('exit' runs).
     const sigterm = process.listenerCount('SIGTERM');
-    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm, threads: liveThreads() })}\n`);
+    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm, threads: liveThreads(), fileOperations })}\n`);
     const askedAt = Date.now();
     // 'exit' runs only when the worker ends by itself, not when jest kills it; one that ends by itself
     // later than jest waits was killed all the same (jest sends SIGTERM then, and a listener answers it).
@@ -111,9 +114,9 @@ function leftoverReport() {
   const exitedAfter = new Map(notes.filter((note) => note.exited).map((note) => [note.pid, note.afterMs ?? 0]));
   return notes
     .filter((note) => !note.exited && !(exitedAfter.get(note.pid) < WORKER_END_WAIT_MS))
-    .map(({ pid, lastSuite, extra, handles, sigterm }) => {
+    .map(({ pid, lastSuite, extra, handles, sigterm, fileOperations }) => {
       const ended = exitedAfter.has(pid) ? `exited ${exitedAfter.get(pid)} ms after jest asked it to end (the bound is ${WORKER_END_WAIT_MS} ms)` : 'did not exit by itself';
-      const held = `${extra.join(', ') || 'nothing beyond its first suite'}${handles.length ? ` [${handles.join('; ')}]` : ''}${sigterm ? `, ${sigterm} SIGTERM listener(s)` : ''}`;
+      const held = `${extra.join(', ') || 'nothing beyond its first suite'}${handles.length ? ` [${handles.join('; ')}]` : ''}${sigterm ? `, ${sigterm} SIGTERM listener(s)` : ''}${fileOperations ? `, ${fileOperations} file operation(s) in flight` : ''}`;
       return `jest worker ${pid} ${ended} after its last suite, ${lastSuite}; when asked to end it held ${held}`;
     });
 }
