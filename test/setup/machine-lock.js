@@ -4,10 +4,11 @@
  * without letting go (a killed jest worker) is noticed by its pid and its slot taken over. The
  * `machine` lane's one slot is the machine lock of the suites that need the machine to themselves.
  */
-const { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
+const { appendRunNote, readRunNotes } = require('./run-notes');
 
 const LOCK_DIR = process.env.VHTEST_MACHINE_LOCK ?? join(tmpdir(), 'verify-hub-test-machine.lock');
 
@@ -73,26 +74,12 @@ async function acquireSlot(lane = 'machine', slots = 1) {
 const WAITS_FILE = 'VHTEST_LOCK_WAITS';
 
 function noteLockWait(testPath, ms) {
-  const file = process.env[WAITS_FILE];
-  if (file) appendFileSync(file, `${JSON.stringify({ testPath, ms })}\n`);
+  appendRunNote(WAITS_FILE, { testPath, ms });
 }
 
 /** Each suite's wait for the lock in this run, in ms, by path. */
 function lockWaits() {
-  const waits = new Map();
-  const file = process.env[WAITS_FILE];
-  if (!file) return waits;
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return waits;
-  }
-  for (const line of text.split('\n').filter(Boolean)) {
-    const { testPath, ms } = JSON.parse(line);
-    waits.set(testPath, ms);
-  }
-  return waits;
+  return new Map(readRunNotes(WAITS_FILE).map(({ testPath, ms }) => [testPath, ms]));
 }
 
 module.exports = { acquireSlot, noteLockWait, lockWaits, WAITS_FILE, LOCK_DIR };

@@ -4,7 +4,7 @@
  * suites are slow; on this 2-core machine CPU says which ones make the others slow. Processes a suite
  * spawns are not counted.
  */
-const { appendFileSync, readFileSync } = require('node:fs');
+const { appendRunNote, readRunNotes } = require('./run-notes');
 
 const SUITE_CPU_FILE = 'VHTEST_SUITE_CPU';
 
@@ -19,24 +19,14 @@ function suiteCpuMeter(testPath) {
       loadMs ??= ms(process.cpuUsage(start));
     },
     done() {
-      const file = process.env[SUITE_CPU_FILE];
-      if (file) appendFileSync(file, `${JSON.stringify({ testPath, cpuMs: ms(process.cpuUsage(start)), loadMs: loadMs ?? null })}\n`);
+      appendRunNote(SUITE_CPU_FILE, { testPath, cpuMs: ms(process.cpuUsage(start)), loadMs: loadMs ?? null });
     },
   };
 }
 
 /** This run's notes: `{ testPath, cpuMs, loadMs }` per suite. */
 function suiteCpuNotes() {
-  let text = '';
-  try {
-    text = readFileSync(process.env[SUITE_CPU_FILE] ?? '', 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+  return readRunNotes(SUITE_CPU_FILE);
 }
 
 module.exports = { SUITE_CPU_FILE, suiteCpuMeter, suiteCpuNotes };

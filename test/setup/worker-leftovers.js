@@ -8,7 +8,7 @@
  * (jest killed them) and fails the run. (A note written later, from a timer, came too late on a loaded
  * machine: the kill came first.)
  */
-const { appendFileSync, readFileSync } = require('node:fs');
+const { appendRunNote, readRunNotes } = require('./run-notes');
 
 const LEFTOVERS_FILE = 'VHTEST_WORKER_LEFTOVERS';
 /** jest-worker's message asking a child to end (CHILD_MESSAGE_END in jest-worker's types). */
@@ -51,8 +51,7 @@ function trackWorkerThreads() {
 
 /** Called once per worker with what the worker held before its first suite, and the suite it ran last. */
 function watchWorkerEnd(baseline, lastSuite) {
-  const file = process.env[LEFTOVERS_FILE];
-  if (!file || !process.send) return;
+  if (!process.env[LEFTOVERS_FILE] || !process.send) return;
   const liveThreads = trackWorkerThreads();
   const onMessage = (message) => {
     if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
@@ -70,11 +69,11 @@ function watchWorkerEnd(baseline, lastSuite) {
     const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
     // A SIGTERM listener left by a suite turns jest's kill into an exit of the worker's own ('exit' runs).
     const sigterm = process.listenerCount('SIGTERM');
-    appendFileSync(file, `${JSON.stringify({ pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm, threads: liveThreads(), fileOperations })}\n`);
+    appendRunNote(LEFTOVERS_FILE, { pid: process.pid, lastSuite: lastSuite(), extra, handles, sigterm, threads: liveThreads(), fileOperations });
     const askedAt = Date.now();
     // 'exit' runs only when the worker ends by itself, not when jest kills it; one that ends by itself
     // later than jest waits was killed all the same (jest sends SIGTERM then, and a listener answers it).
-    process.once('exit', () => appendFileSync(file, `${JSON.stringify({ pid: process.pid, exited: true, afterMs: Date.now() - askedAt })}\n`));
+    process.once('exit', () => appendRunNote(LEFTOVERS_FILE, { pid: process.pid, exited: true, afterMs: Date.now() - askedAt }));
   };
   process.on('message', onMessage);
 }
@@ -86,16 +85,7 @@ function counts(types) {
 }
 
 function readNotes() {
-  let text = '';
-  try {
-    text = readFileSync(process.env[LEFTOVERS_FILE] ?? '', 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+  return readRunNotes(LEFTOVERS_FILE);
 }
 
 /** How long each worker took to exit once asked to, as one line (what the run's end looked like). */
