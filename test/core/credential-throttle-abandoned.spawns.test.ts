@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Redis } from 'ioredis';
 import { CredentialThrottle, type CredentialAttempt } from '@verify-hub/core';
+import { throttleRedis } from './throttle-redis';
 import { TS_CHILD_ARGS } from '../setup/ts-child';
 
 /**
@@ -12,16 +11,8 @@ import { TS_CHILD_ARGS } from '../setup/ts-child';
  * fixture) holds checks while the test stops and resumes it.
  */
 describe('the credential throttle across processes', () => {
-  let redis: Redis;
-  const prefix = `test:throttle-abandoned:${randomUUID()}:`;
-  beforeAll(() => {
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  });
-  afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+  const shared = throttleRedis('throttle-abandoned');
+  const { prefix } = shared;
 
   it('counts the checks really under way: a slow check stays counted while its process lives; a stalled process\'s are abandoned, and their late reports free no extra place', async () => {
     // A process that dies or stalls mid-check stops renewing its checks; they stop counting after
@@ -30,7 +21,7 @@ describe('the credential throttle across processes', () => {
     // older count (one fixed window for every check of an address) restarted at zero when that time ran
     // out, and the late reports drove it below zero (122 of 200 compared).
     const abandonedAfterMs = 2_000;
-    const throttle = new CredentialThrottle(redis, prefix, { perAddress: 3, busyAfterMs: 0, abandonedAfterMs });
+    const throttle = new CredentialThrottle(shared.redis, prefix, { perAddress: 3, busyAfterMs: 0, abandonedAfterMs });
     const address = '192.0.2.44';
     const attempt = () => throttle.attempt(address, 'admin-token', 'test');
     const holder = spawn(process.execPath, [...TS_CHILD_ARGS, join(__dirname, 'fixtures', 'throttle-checks-process.ts'), process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix, address, String(abandonedAfterMs)], { stdio: ['pipe', 'pipe', 'inherit'] });

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import express from 'express';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { CredentialThrottle, type CredentialAttempt } from '@verify-hub/core';
+import { throttleRedis } from './throttle-redis';
 import { sendThrottleRefusal } from '../../webhooks-in/src/auth';
 
 /**
@@ -11,19 +10,11 @@ import { sendThrottleRefusal } from '../../webhooks-in/src/auth';
  * nothing is counted against the address.
  */
 describe('the credential throttle when an address is busy', () => {
-  let redis: Redis;
-  const prefix = `test:throttle-busy:${randomUUID()}:`;
-  beforeAll(() => {
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  });
-  afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+  const shared = throttleRedis('throttle-busy');
+  const { prefix } = shared;
 
   it('refuses the check beyond the limit as busy after the wait, without a lock-out, and lets the next one in once a check ends', async () => {
-    const throttle = new CredentialThrottle(redis, prefix, { perAddress: 2, busyAfterMs: 200 });
+    const throttle = new CredentialThrottle(shared.redis, prefix, { perAddress: 2, busyAfterMs: 200 });
     const underWay = await Promise.all([throttle.attempt('203.0.113.7', 'admin-token', 'test'), throttle.attempt('203.0.113.7', 'admin-token', 'test')]);
     expect(underWay.every((a) => a.allowed)).toBe(true);
     const started = Date.now();
