@@ -109,13 +109,10 @@ export function createEngineApp(deps: EngineAppDeps): express.Express {
       res.status(429).json({ error, code });
       return;
     }
-    let checked: Awaited<ReturnType<typeof store.check>>;
-    try {
-      checked = await store.check(presented);
-    } catch (error) {
+    const checked = await store.check(presented).catch(async (error: unknown) => {
       await attempt?.succeeded(); // not compared (the key store failed): not a guess, and no longer under way
       throw error;
-    }
+    });
     // Only a key that does not exist is a guess; a revoked one is a client that has not been told yet.
     if (attempt) await (checked.kind === 'unknown' ? attempt.failed() : attempt.succeeded());
     if (checked.kind !== 'valid') {
