@@ -81,6 +81,23 @@ describe('engine API keys under the credential throttle', () => {
     expect(await server.store.usage('acct')).toBeGreaterThan(0);
   });
 
+  it('ends the throttled check when the key store fails: failures answer 500 and neither lock the address out nor keep it busy', async () => {
+    // Each failed lookup was admitted as a key check under way; one left under way would hold one of the
+    // address's 10 places for 30 s, and one counted as a guess would move it towards the lock-out.
+    const { server, verify, key, logs } = await engine();
+    const check = jest.spyOn(server.store, 'check').mockRejectedValue(new Error('key store down'));
+    const failed = [];
+    for (let i = 0; i < 12; i++) failed.push(await verify(key)); // one at a time: no wait for a place in any case
+    expect(failed.map((a) => a.status)).toEqual(Array(12).fill(500));
+    expect(await failed[0]!.json()).toMatchObject({ code: 'ENGINE_ERROR' });
+    expect(check).toHaveBeenCalledTimes(12);
+    check.mockRestore();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => verify(key)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(await server.store.usage('acct')).toBe(10);
+    expect(logs.join('')).not.toContain(key.slice(3));
+  });
+
   it('does not count revoked or missing keys: a client with a stale key cannot lock its own address out', async () => {
     const { server, verify, key } = await engine();
     const stale = await server.store.createKey({ name: 'stale', account: 'acct' });
