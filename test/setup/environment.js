@@ -7,7 +7,8 @@
  *    The platforms' acceptance suites take one of two slots of their own lane the same way.
  * 2. A suite that leaves something keeping the event loop alive (a socket, a server, a timer, a child
  *    process) after its last hook fails, naming what it left: such a handle kept the single jest process
- *    of earlier runs from exiting (the reason for the `forceExit` this replaced).
+ *    of earlier runs from exiting (the reason for the `forceExit` this replaced). One that leaves Node's
+ *    HTTP client patched (an interceptor not restored) fails too, and the client is put back as found.
  */
 const { TestEnvironment } = require('jest-environment-node');
 const { readFileSync } = require('node:fs');
@@ -17,6 +18,7 @@ const { laneOf, LANE_SLOTS, knownOpenHandles } = require('./suite-groups');
 const { acquireSlot, noteLockWait } = require('./machine-lock');
 const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 const { suiteCpuMeter } = require('./suite-cpu');
+const { httpClientAsFound } = require('./http-client-patches');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
@@ -126,11 +128,17 @@ class VerifyHubEnvironment extends TestEnvironment {
     this.childrenBefore = new Set(childProcesses());
     this.trace = traceHandles();
     this.cpu = suiteCpuMeter(this.testPath);
+    this.httpClient = httpClientAsFound();
   }
 
   async handleTestEvent(event, state) {
     if (event.name === 'run_start') this.cpu?.loaded();
-    if (event.name !== 'run_finish' || process.env.VHTEST_ALLOW_OPEN_HANDLES === '1') return;
+    if (event.name !== 'run_finish') return;
+    const patched = this.httpClient.putBack();
+    if (patched.length > 0) {
+      state.unhandledErrors.push(new Error(`this suite left Node's HTTP client patched (${patched.join(', ')}): undo it in its clean-up (nock.restore() in afterAll); put back as found for the suites after it`));
+    }
+    if (process.env.VHTEST_ALLOW_OPEN_HANDLES === '1') return;
     if (this.leftByPrevious.length > 0) {
       state.unhandledErrors.push(new Error(`${this.leftBy}, which ran before this suite in the same worker, left handles open after its check (${this.leftByPrevious.join(', ')})`));
     }

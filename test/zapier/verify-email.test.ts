@@ -15,6 +15,8 @@ describe('Zapier app: Verify Email Address, Find Email Verification, connection 
     authData = { apiKey: KEY, engineUrl: await engine.start() };
   });
   afterAll(() => engine.stop());
+  // nock patches Node's HTTP client for the whole worker when imported: undone here, or the suites after this one go through it.
+  afterAll(() => nock.restore());
   beforeEach(() => {
     engine.requests.length = 0;
     engine.billed = 0;
