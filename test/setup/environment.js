@@ -19,16 +19,10 @@ const { acquireSlot, noteLockWait } = require('./machine-lock');
 const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 const { suiteCpuMeter } = require('./suite-cpu');
 const { httpClientAsFound } = require('./http-client-patches');
+const { resourceCounts, extraResources } = require('./active-resources');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
-
-/** Resource types the process keeps by itself between suites (the worker's IPC and output streams). */
-function resourceCounts() {
-  const counts = new Map();
-  for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
-  return counts;
-}
 
 /** What is open beyond `before` once the grace period let closing handles go (empty at once when nothing is). */
 async function settledExtra(before) {
@@ -37,16 +31,6 @@ async function settledExtra(before) {
   while (extra.length > 0 && Date.now() < until) {
     await sleep(50, undefined, { ref: false });
     extra = extraResources(before);
-  }
-  return extra;
-}
-
-function extraResources(before) {
-  const extra = [];
-  for (const [type, n] of resourceCounts()) {
-    const more = n - (before.get(type) ?? 0);
-    // FSReqCallback: a file operation in flight (jest's own cache writes); it ends by itself.
-    if (more > 0 && type !== 'FSReqCallback') extra.push(`${type} x${more}`);
   }
   return extra;
 }

@@ -9,6 +9,7 @@
  * machine: the kill came first.)
  */
 const { appendRunNote, readRunNotes } = require('./run-notes');
+const { resourceCounts, extraResources } = require('./active-resources');
 
 const LEFTOVERS_FILE = 'VHTEST_WORKER_LEFTOVERS';
 /** jest-worker's message asking a child to end (CHILD_MESSAGE_END in jest-worker's types). */
@@ -57,14 +58,9 @@ function watchWorkerEnd(baseline, lastSuite) {
     if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
     // Listening keeps the IPC channel (and so the worker) alive: let go at once.
     process.removeListener('message', onMessage);
-    const extra = [];
-    let fileOperations = 0;
-    for (const [type, n] of counts(process.getActiveResourcesInfo())) {
-      const more = n - (baseline().get(type) ?? 0);
-      // A file operation in flight (jest's cache writes) ends by itself; noted, for a worker slow to end.
-      if (type === 'FSReqCallback') fileOperations = n;
-      else if (more > 0) extra.push(`${type} x${more}`);
-    }
+    const extra = extraResources(baseline());
+    // A file operation in flight (jest's cache writes) ends by itself; noted, for a worker slow to end.
+    const fileOperations = resourceCounts().get('FSReqCallback') ?? 0;
     // Stdio pipes and the IPC channel are the worker's own.
     const handles = process._getActiveHandles().map(describeHandle).filter((d) => !/pipe fd [0-3]$/.test(d));
     // A SIGTERM listener left by a suite turns jest's kill into an exit of the worker's own ('exit' runs).
@@ -78,19 +74,9 @@ function watchWorkerEnd(baseline, lastSuite) {
   process.on('message', onMessage);
 }
 
-function counts(types) {
-  const result = new Map();
-  for (const type of types) result.set(type, (result.get(type) ?? 0) + 1);
-  return result;
-}
-
-function readNotes() {
-  return readRunNotes(LEFTOVERS_FILE);
-}
-
 /** How long each worker took to exit once asked to, as one line (what the run's end looked like). */
 function workerExitTimes() {
-  const notes = readNotes();
+  const notes = readRunNotes(LEFTOVERS_FILE);
   const asked = notes.filter((note) => !note.exited);
   const times = notes.filter((note) => note.exited).map((note) => `${note.afterMs} ms`);
   // A worker's process ends after its 'exit' event, once Node has stopped its worker threads.
@@ -100,7 +86,7 @@ function workerExitTimes() {
 
 /** The notes of this run's workers, as lines to print (none when every worker ended in time). */
 function leftoverReport() {
-  const notes = readNotes();
+  const notes = readRunNotes(LEFTOVERS_FILE);
   const exitedAfter = new Map(notes.filter((note) => note.exited).map((note) => [note.pid, note.afterMs ?? 0]));
   return notes
     .filter((note) => !note.exited && !(exitedAfter.get(note.pid) < WORKER_END_WAIT_MS))
