@@ -1,3 +1,4 @@
+import { runScript, type ScriptRunner } from './redis-script';
 import { randomUUID } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -97,7 +98,7 @@ export class CredentialThrottle {
    * a fixed 30 s window let a burst outlasting it have 122 of 200 guesses compared).
    */
   private async markUnderWay(from: string, check: string): Promise<number> {
-    const count = await this.underWay.eval(MARK_UNDER_WAY, 1, this.underWayKey(from), this.limits.abandonedAfterMs, check);
+    const count = await runScript(this.underWay, MARK_UNDER_WAY, 1, this.underWayKey(from), this.limits.abandonedAfterMs, check);
     return Number(count);
   }
 
@@ -192,8 +193,7 @@ const QUEUE_STEP_MAX_MS = 250;
 const MAX_RENEWED_MS = 10 * 60_000;
 
 /** The two commands the count of checks under way needs; ioredis's Redis and Cluster have both. */
-interface UnderWayStore {
-  eval(script: string, numberOfKeys: number, ...args: (string | number)[]): Promise<unknown>;
+interface UnderWayStore extends ScriptRunner {
   zrem(key: string, member: string): Promise<unknown>;
 }
 

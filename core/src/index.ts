@@ -32,3 +32,4 @@ export * from './bounce';
 export * from './accuracy-wire';
 export * from './wire';
 export * from './credential-throttle';
+export * from './redis-script';

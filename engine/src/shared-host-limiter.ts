@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 
@@ -63,7 +64,7 @@ export class SharedHostLimiter implements HostSlots {
   private async acquire(key: string, token: string, signal?: AbortSignal): Promise<void> {
     for (;;) {
       if (signal?.aborted) throw signal.reason;
-      const granted = await this.limits.redis.eval(ACQUIRE, 1, key, this.limits.maxConnectionsPerHost, this.limits.leaseMs, token);
+      const granted = await runScript(this.limits.redis, ACQUIRE, 1, key, this.limits.maxConnectionsPerHost, this.limits.leaseMs, token);
       if (granted === 1) return;
       await pause(this.pollMs, signal);
     }

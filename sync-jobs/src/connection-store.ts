@@ -1,4 +1,4 @@
-import { InputError, SecretBox, type ConnectionRecord, type ConnectionStore } from '@verify-hub/core';
+import { InputError, SecretBox, type ConnectionRecord, type ConnectionStore, runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
 
@@ -81,7 +81,8 @@ export class RedisConnectionStore implements ConnectionStore {
    * connection deleted meanwhile stays deleted (no half record is left behind).
    */
   async saveCredentials(id: string, credentials: ConnectionRecord['credentials']): Promise<void> {
-    await this.redis.eval(
+    await runScript(
+      this.redis,
       `if redis.call('HEXISTS', KEYS[1], 'id') == 1 then redis.call('HSET', KEYS[1], 'credentials', ARGV[1]) end return 1`,
       1,
       this.keys.connection(id),
@@ -93,5 +94,5 @@ export class RedisConnectionStore implements ConnectionStore {
 /** Sets a hash field to `value` only while it still holds `expected` (one atomic step): true if set. */
 export async function replaceHashFieldIfUnchanged(redis: Redis, key: string, field: string, expected: string, value: string): Promise<boolean> {
   const script = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
-  return (await redis.eval(script, 1, key, field, expected, value)) === 1;
+  return (await runScript(redis, script, 1, key, field, expected, value)) === 1;
 }

@@ -1,3 +1,4 @@
+import { runScript } from '@verify-hub/core';
 import type { Redis } from './redis';
 import type { Keys } from './keys';
 
@@ -36,7 +37,7 @@ export class FairLanes {
 
   /** Notes a chunk job as waiting in its lane; returns the BullMQ priority to add it with. */
   async admit(lane: string, jobId: string): Promise<number> {
-    const waiting = (await this.redis.eval(ADMIT, 1, this.keys.lane(lane), jobId, LANE_TTL_MS)) as number;
+    const waiting = (await runScript(this.redis, ADMIT, 1, this.keys.lane(lane), jobId, LANE_TTL_MS)) as number;
     return Math.min(Math.max(1, waiting), PRIORITY_LIMIT);
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RateLimitError, type ContactEvent, type EventJournal, type EventJournalEntry, type Logger } from '@verify-hub/core';
+import { RateLimitError, type ContactEvent, type EventJournal, type EventJournalEntry, type Logger, runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 
 export type { EventJournal, EventJournalEntry } from '@verify-hub/core';
@@ -64,10 +64,10 @@ export class JournalReader {
         }
         await redis.set(this.options.offsetKey, entry.offset);
         await redis.del(this.progressKey);
-        await redis.eval(EXTEND, 1, leaseKey, this.owner, String(leaseMs));
+        await runScript(redis, EXTEND, 1, leaseKey, this.owner, String(leaseMs));
       }
     } finally {
-      await redis.eval(RELEASE, 1, leaseKey, this.owner).catch(() => undefined);
+      await runScript(redis, RELEASE, 1, leaseKey, this.owner).catch(() => undefined);
     }
     return read;
   }

@@ -1,4 +1,4 @@
-import { normalizeEmail, type Contact, type ContactEvent, type Verification } from '@verify-hub/core';
+import { normalizeEmail, type Contact, type ContactEvent, type Verification, runScript } from '@verify-hub/core';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { BounceLedger } from './bounce-ledger';
@@ -111,7 +111,7 @@ export class PrivacyEraser {
       // Compared against the stored text, not a re-serialisation of it.
       const stored = await this.redis.lindex(key, index);
       if (stored === null) continue;
-      replaced += (await this.redis.eval(REPLACE_ITEM, 1, key, String(index), stored, JSON.stringify(replacement(row)))) as number;
+      replaced += (await runScript(this.redis, REPLACE_ITEM, 1, key, String(index), stored, JSON.stringify(replacement(row)))) as number;
     }
     return replaced;
   }

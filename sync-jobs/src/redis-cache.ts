@@ -1,4 +1,4 @@
-import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache } from '@verify-hub/core';
+import { DEFAULT_FRESHNESS_DAYS, isFreshResult, parseStoredVerification, type Verification, type VerificationCache, runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
 import { keepFirstAnswers, type RunAnswers } from './run-answers';
@@ -93,7 +93,7 @@ export class RedisVerificationCache implements VerificationCache {
     const countArgs = credits && billable.length > 0 ? ([COUNT_PURCHASES, 2, credits.key, credits.purchases, credits.field, ...billable.map(flaggedPurchase)] as const) : undefined;
     if (this.keys.cluster) {
       await this.setEach(entries);
-      if (countArgs) await this.redis.eval(...countArgs);
+      if (countArgs) await runScript(this.redis, ...countArgs);
       return kept;
     }
     await storeResults(this.redis, entries, credits && { ...credits, ids: billable.map(flaggedPurchase) });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sleep, type CallLimiter, type LimiterFactory, type LimiterSpec } from '@verify-hub/core';
+import { sleep, type CallLimiter, type LimiterFactory, type LimiterSpec, runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys';
 
@@ -82,7 +82,7 @@ export function createRedisLimiterFactory(redis: Redis, keys: Keys, options: Red
     /** Books a start; resolves with the ms to wait until it. */
     const acquire = async (token: string): Promise<number> => {
       for (;;) {
-        const [acquired, wait] = (await redis.eval(ACQUIRE, 2, starts, running, limit, interval, maxConcurrent, leaseMs, token, horizonUs)) as [number, number];
+        const [acquired, wait] = (await runScript(redis, ACQUIRE, 2, starts, running, limit, interval, maxConcurrent, leaseMs, token, horizonUs)) as [number, number];
         if (acquired === 1) return wait;
         await sleep(Math.max(1, Math.min(wait, maxPollMs)));
       }

@@ -1,4 +1,4 @@
-import { parseStoredVerification, type Verification } from '@verify-hub/core';
+import { parseStoredVerification, type Verification, runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 
 /** A run's answers hash (address -> the first result stored for it in the run) and how long it is kept. */
@@ -30,7 +30,7 @@ return held`;
 export async function keepFirstAnswers(redis: Redis, answers: RunAnswers, results: Verification[]): Promise<Verification[]> {
   if (results.length === 0) return results;
   const pairs = results.flatMap((v) => [v.normalized, JSON.stringify(v)]);
-  const held = (await redis.eval(KEEP_FIRST_ANSWERS, 1, answers.key, answers.ttlMs, ...pairs)) as string[];
+  const held = (await runScript(redis, KEEP_FIRST_ANSWERS, 1, answers.key, answers.ttlMs, ...pairs)) as string[];
   return results.map((v, i) => {
     const raw = held[i];
     if (!raw) return v;

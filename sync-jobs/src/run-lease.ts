@@ -1,3 +1,4 @@
+import { runScript } from '@verify-hub/core';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
@@ -25,13 +26,13 @@ export class RunLease {
     const token = randomUUID();
     if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
     const lease = new RunLease(redis, key, token);
-    lease.timer = setInterval(() => void redis.eval(RENEW, 1, key, token, String(ttlMs)).catch(() => undefined), Math.max(10, Math.floor(ttlMs / 3)));
+    lease.timer = setInterval(() => void runScript(redis, RENEW, 1, key, token, String(ttlMs)).catch(() => undefined), Math.max(10, Math.floor(ttlMs / 3)));
     lease.timer.unref();
     return lease;
   }
 
   async release(): Promise<void> {
     clearInterval(this.timer);
-    await this.redis.eval(RELEASE, 1, this.key, this.token).catch(() => undefined);
+    await runScript(this.redis, RELEASE, 1, this.key, this.token).catch(() => undefined);
   }
 }

@@ -1,3 +1,4 @@
+import { runScript } from '@verify-hub/core';
 import type { Job, Queue } from 'bullmq';
 import type { Logger } from '@verify-hub/core';
 import type { Keys } from './keys';
@@ -67,7 +68,7 @@ export class RunReconciler {
       return true;
     } finally {
       // Released only if still ours (a slow round may have outlived its lease).
-      await redis.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, keys.reconcileLock(), lease);
+      await runScript(redis, `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, keys.reconcileLock(), lease);
     }
   }
 

@@ -4,7 +4,7 @@
 // run-store-scripts.ts and its breakdown in run-breakdown.ts.
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { runName } from '@verify-hub/core';
+import { runName, runScript } from '@verify-hub/core';
 import type { ReportRow, RunBreakdown, RunCounters, RunListFilter, RunOptions, RunProgress, RunRecord, RunStatus, StartRunRequest } from './contracts';
 import { Keys } from './keys';
 import type { RunAnswers } from './run-answers';
@@ -123,7 +123,7 @@ export class RunStore {
    * `resumeAt` goes unless `fields` sets a new one.
    */
   async transition(id: string, to: RunStatus, from: readonly RunStatus[], reason = '', fields: Record<string, string | number> = {}): Promise<boolean> {
-    const r = (await this.redis.eval(TRANSITION, 1, this.keys.run(id), to, reason, JSON.stringify(fields), ...from)) as number;
+    const r = (await runScript(this.redis, TRANSITION, 1, this.keys.run(id), to, reason, JSON.stringify(fields), ...from)) as number;
     if (r === -1) throw new Error(`run ${id} not found`);
     if (r === 1) await this.keep(id);
     return r === 1;
@@ -140,7 +140,7 @@ export class RunStore {
   async savePage(id: string, pageIndex: number, cursor: string | undefined, counters: Partial<RunCounters>): Promise<boolean> {
     const args = [String(pageIndex), String(pageIndex + 1), cursor === undefined ? '1' : '0', cursor ?? ''];
     for (const [name, n] of Object.entries(counters)) if (n) args.push(counterField(name), String(n));
-    return ((await this.redis.eval(SAVE_PAGE, 1, this.keys.run(id), ...args)) as number) === 1;
+    return ((await runScript(this.redis, SAVE_PAGE, 1, this.keys.run(id), ...args)) as number) === 1;
   }
 
   async incrementCounters(id: string, counters: Partial<RunCounters>): Promise<void> {
@@ -159,7 +159,7 @@ export class RunStore {
     const delta = breakdownDelta(rows);
     const args = [String(pageIndex), String(pairs.length / 2), String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...pairs, ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
     const k = this.keys;
-    const r = (await this.redis.eval(COUNT_PAGE, 7, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), k.reservations(id), k.looking(id), ...args)) as number;
+    const r = (await runScript(this.redis, COUNT_PAGE, 7, k.run(id), k.pagesDone(id), k.report(id), k.breakdown(id), k.failures(id), k.reservations(id), k.looking(id), ...args)) as number;
     if (r === 1) await this.keep(id);
     return r === 1;
   }
@@ -170,7 +170,7 @@ export class RunStore {
    */
   async noteLooked(id: string, pageIndex: number, addresses: number): Promise<void> {
     const k = this.keys;
-    await this.redis.eval(NOTE_LOOKED, 3, k.run(id), k.looking(id), k.pagesDone(id), String(pageIndex), String(addresses));
+    await runScript(this.redis, NOTE_LOOKED, 3, k.run(id), k.looking(id), k.pagesDone(id), String(pageIndex), String(addresses));
   }
 
   /** How many times the run was resumed: tells a stop seen with old credentials from one seen with the new. */
@@ -229,7 +229,7 @@ export class RunStore {
    */
   async reserveCredits(id: string, pageIndex: number, want: number, cap: number): Promise<{ grant: number; others: number }> {
     const token = randomUUID().slice(0, 8);
-    const [grant, others] = (await this.redis.eval(RESERVE_CREDITS, 2, this.keys.run(id), this.keys.reservations(id), String(pageIndex), String(want), String(cap), token)) as [number, number];
+    const [grant, others] = (await runScript(this.redis, RESERVE_CREDITS, 2, this.keys.run(id), this.keys.reservations(id), String(pageIndex), String(want), String(cap), token)) as [number, number];
     return { grant, others };
   }
 
@@ -240,7 +240,7 @@ export class RunStore {
 
   /** Credits spent (the run's `credits`) and credits reserved by chunks verifying now, read at one moment. */
   async creditState(id: string): Promise<{ spent: number; reserved: number }> {
-    const [spent, reserved] = (await this.redis.eval(CREDIT_STATE, 2, this.keys.run(id), this.keys.reservations(id))) as [number, number];
+    const [spent, reserved] = (await runScript(this.redis, CREDIT_STATE, 2, this.keys.run(id), this.keys.reservations(id))) as [number, number];
     return { spent, reserved };
   }
 
@@ -251,11 +251,11 @@ export class RunStore {
 
   /** Releases page `pageIndex`'s reservation if it is still `held` (a new attempt's is kept); true when released. */
   async releaseReservationIf(id: string, pageIndex: number, held: string): Promise<boolean> {
-    return ((await this.redis.eval(RELEASE_IF_SAME, 1, this.keys.reservations(id), String(pageIndex), held)) as number) === 1;
+    return ((await runScript(this.redis, RELEASE_IF_SAME, 1, this.keys.reservations(id), String(pageIndex), held)) as number) === 1;
   }
 
   async tryComplete(id: string): Promise<boolean> {
-    const completed = ((await this.redis.eval(TRY_COMPLETE, 1, this.keys.run(id), new Date().toISOString())) as number) === 1;
+    const completed = ((await runScript(this.redis, TRY_COMPLETE, 1, this.keys.run(id), new Date().toISOString())) as number) === 1;
     if (completed) await this.keep(id);
     return completed;
   }
@@ -265,7 +265,7 @@ export class RunStore {
     if (!rows.length) return;
     const delta = breakdownDelta(rows, priorReasons);
     const args = [String(delta.pairs.length / 2), String(delta.failures.length), String(FAILURES_KEPT), ...delta.pairs, ...delta.failures, ...rows.map((r) => JSON.stringify(r))];
-    await this.redis.eval(APPEND_REPORT, 3, this.keys.report(id), this.keys.breakdown(id), this.keys.failures(id), ...args);
+    await runScript(this.redis, APPEND_REPORT, 3, this.keys.report(id), this.keys.breakdown(id), this.keys.failures(id), ...args);
     await this.keep(id);
   }
 

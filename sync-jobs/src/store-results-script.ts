@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { isCollected, type Verification } from '@verify-hub/core';
+import { isCollected, type Verification, runScript } from '@verify-hub/core';
 
 /**
  * Counts one purchase into the run's set of purchases (1 when counted, 0 when it was already): `<flag>|<id>`,
@@ -72,5 +72,5 @@ export async function storeResults(redis: Redis, entries: StoredEntry[], count?:
     args.push(count.field, ...count.ids);
   }
   if (keys.length === 0) return;
-  await redis.eval(STORE_RESULTS, keys.length, ...keys, ...args);
+  await runScript(redis, STORE_RESULTS, keys.length, ...keys, ...args);
 }
