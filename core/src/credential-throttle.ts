@@ -2,7 +2,8 @@ import { runScript, type ScriptRunner } from './redis-script';
 import { randomUUID } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
+import type * as RateLimiterFlexible from 'rate-limiter-flexible';
+import type { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from './logger';
 
 /**
@@ -84,6 +85,8 @@ export class CredentialThrottle {
     this.limits = { ...CREDENTIAL_THROTTLE_DEFAULTS, ...limits };
     this.prefix = prefix;
     this.underWay = redis as UnderWayStore;
+    // Loaded here, not with core: everything that imports core (every connector, the CLI) would pay for it.
+    const { RateLimiterRedis } = require('rate-limiter-flexible') as typeof RateLimiterFlexible;
     const { perAddress, perCredential, windowSeconds, lockoutSeconds } = this.limits;
     this.byAddress = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:address`, points: perAddress, duration: windowSeconds });
     this.byCredential = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}auth-failures:credential`, points: perCredential, duration: windowSeconds });
