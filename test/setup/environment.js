@@ -20,20 +20,24 @@ const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 const { suiteCpuMeter } = require('./suite-cpu');
 const { httpClientAsFound } = require('./http-client-patches');
 const { resourceCounts, extraResources } = require('./active-resources');
+const { trackSuiteTimers } = require('./suite-timers');
 
 /** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
 const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
 
-/** What is open beyond `before` once the grace period let closing handles go (empty at once when nothing is). */
-async function settledExtra(before) {
+/** What `open()` lists once the grace period let closing handles go (empty at once when nothing is). */
+async function settled(open) {
   const until = Date.now() + HANDLE_GRACE_MS;
-  let extra = extraResources(before);
+  let extra = open();
   while (extra.length > 0 && Date.now() < until) {
     await sleep(50, undefined, { ref: false });
-    extra = extraResources(before);
+    extra = open();
   }
   return extra;
 }
+
+/** What is open beyond `before` once the grace period let closing handles go. */
+const settledExtra = (before) => settled(() => extraResources(before));
 
 /**
  * With VHTEST_HANDLE_TRACE=1, where each handle still open was made (async_hooks: slow, so only
@@ -113,6 +117,7 @@ class VerifyHubEnvironment extends TestEnvironment {
     this.trace = traceHandles();
     this.cpu = suiteCpuMeter(this.testPath);
     this.httpClient = httpClientAsFound();
+    this.timers = trackSuiteTimers(this.global);
   }
 
   async handleTestEvent(event, state) {
@@ -127,8 +132,10 @@ class VerifyHubEnvironment extends TestEnvironment {
       state.unhandledErrors.push(new Error(`${this.leftBy}, which ran before this suite in the same worker, left handles open after its check (${this.leftByPrevious.join(', ')})`));
     }
     const settling = Date.now();
-    const openAtEnd = extraResources(this.resourcesBefore);
-    const extra = await settledExtra(this.resourcesBefore);
+    // By type, and the suite's own timers by identity (a count by type can hide a leaked one).
+    const open = () => [...extraResources(this.resourcesBefore), ...this.timers.running().map((timer) => `${timer} started by the suite`)];
+    const openAtEnd = open();
+    const extra = await settled(open);
     const settleMs = Date.now() - settling;
     // Closed in the grace period, but later than jest waits for a worker to end after its last suite.
     if (extra.length === 0 && settleMs > WORKER_END_WAIT_MS) {
