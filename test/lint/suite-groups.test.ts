@@ -25,11 +25,11 @@ function suites(dir: string): string[] {
 }
 
 describe('suite groups (test/setup/suite-groups.js)', () => {
-  it('no suite of the quick loop starts a process of its own: each such suite is in the spawns or machine group', () => {
+  it('no in-process suite (quick loop or scale) starts a process of its own: each such suite is in the spawns or machine group', () => {
     const all = suites(join(ROOT, 'test'));
     expect(all.length).toBeGreaterThan(100);
     const self = relative(ROOT, __filename); // its patterns name what they look for
-    const misplaced = all.filter((path) => path !== self && groupOf(path) === 'in-process' && STARTS_A_PROCESS.some((pattern) => pattern.test(readFileSync(join(ROOT, path), 'utf8'))));
+    const misplaced = all.filter((path) => path !== self && ['in-process', 'scale'].includes(groupOf(path)) && STARTS_A_PROCESS.some((pattern) => pattern.test(readFileSync(join(ROOT, path), 'utf8'))));
     expect(misplaced).toEqual([]);
   });
 
@@ -37,6 +37,17 @@ describe('suite groups (test/setup/suite-groups.js)', () => {
     expect(groupOf('test/newplatform/acceptance.spawns.test.ts')).toBe('spawns');
     expect(groupOf('test/newplatform/failover.machine.test.ts')).toBe('machine');
     expect(groupOf('test/newplatform/connector.test.ts')).toBe('in-process');
+  });
+
+  it('the scale suites are listed by path, and left out of the quick loop only', () => {
+    const { scale, notQuickPatterns } = require('../setup/suite-groups') as { scale: string[]; notQuickPatterns: string[] };
+    const all = new Set(suites(join(ROOT, 'test')));
+    expect(scale.filter((path) => !all.has(path))).toEqual([]); // a renamed suite would drop out of the group silently
+    expect(scale.map(groupOf)).toEqual(scale.map(() => 'scale'));
+    const quick = (path: string) => !notQuickPatterns.some((pattern) => new RegExp(pattern.replace('<rootDir>/', '^')).test(path));
+    expect(scale.filter(quick)).toEqual([]);
+    expect(quick('test/sync-jobs/run-transitions.test.ts')).toBe(true);
+    expect(scale.map(laneOf)).toEqual(scale.map(() => undefined));
   });
 
   it("a platform's acceptance suite takes a slot of the acceptance lane, a machine suite the machine lane's", () => {

@@ -43,6 +43,7 @@ class SummaryReporter {
   /** The suites that took the most CPU in their jest workers, and the run's total split into loading and running. */
   cpuSummary() {
     const notes = suiteCpuNotes().sort((a, b) => b.cpuMs - a.cpuMs);
+    if (process.env.VHTEST_WRITE_SUITE_CPU) writeFileSync(process.env.VHTEST_WRITE_SUITE_CPU, JSON.stringify(notes));
     if (notes.length < 2) return '';
     const seconds = (msTotal) => (msTotal / 1000).toFixed(1);
     const total = notes.reduce((sum, note) => sum + note.cpuMs, 0);
