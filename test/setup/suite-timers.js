@@ -16,13 +16,18 @@ const keepsLoopAlive = (timer) => !timer._destroyed && timer.hasRef();
 /** Wraps `global`'s setTimeout and setInterval; `running()` lists the timers started since that still keep the loop alive. */
 function trackSuiteTimers(global) {
   const started = new Map(); // timer -> 'setTimeout' | 'setInterval'
+  let pruneAt = PRUNE_AT;
   for (const name of ['setTimeout', 'setInterval']) {
     const original = global[name];
     const wrapped = function (...args) {
       const timer = original.apply(this, args);
       // jest's fake timers answer with numbers or objects of their own: only node's Timeout is a handle.
       if (timer && typeof timer.hasRef === 'function') {
-        if (started.size >= PRUNE_AT) for (const [t] of started) if (t._destroyed) started.delete(t);
+        if (started.size >= pruneAt) {
+          for (const [t] of started) if (t._destroyed) started.delete(t);
+          // Doubled past what is still running, so many live timers do not make every call a scan.
+          pruneAt = Math.max(PRUNE_AT, 2 * started.size);
+        }
         started.set(timer, name);
       }
       return timer;
