@@ -1,10 +1,10 @@
-import { runScript, type ScriptRunner } from './redis-script';
 import { randomUUID } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as RateLimiterFlexible from 'rate-limiter-flexible';
 import type { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from './logger';
+import { runScript, type ScriptRunner } from './redis-script';
 
 /**
  * Failed credential checks allowed before a lock-out. Two counts, both in Redis so every process of a

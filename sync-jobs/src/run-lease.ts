@@ -1,5 +1,5 @@
-import { runScript } from '@verify-hub/core';
 import { randomUUID } from 'node:crypto';
+import { runScript } from '@verify-hub/core';
 import type { Redis } from 'ioredis';
 
 const RENEW = `

@@ -17,14 +17,17 @@ const keepsLoopAlive = (timer) => !timer._destroyed && timer.hasRef();
 function trackSuiteTimers(global) {
   const started = new Map(); // timer -> 'setTimeout' | 'setInterval'
   let pruneAt = PRUNE_AT;
+  const forgetEnded = () => {
+    for (const [timer] of started) if (timer._destroyed) started.delete(timer);
+  };
   for (const name of ['setTimeout', 'setInterval']) {
     const original = global[name];
     const wrapped = function (...args) {
       const timer = original.apply(this, args);
-      // jest's fake timers answer with numbers or objects of their own: only node's Timeout is a handle.
+      // Node's own functions answer a Timeout; the check is only a guard, no timer to note without one.
       if (timer && typeof timer.hasRef === 'function') {
         if (started.size >= pruneAt) {
-          for (const [t] of started) if (t._destroyed) started.delete(t);
+          forgetEnded();
           // Doubled past what is still running, so many live timers do not make every call a scan.
           pruneAt = Math.max(PRUNE_AT, 2 * started.size);
         }
@@ -39,11 +42,9 @@ function trackSuiteTimers(global) {
   return {
     /** e.g. ['setInterval x1'] for what the suite started and left running. */
     running() {
+      forgetEnded(); // an unref'd timer is kept: it may be ref'd again
       const counts = new Map();
-      for (const [timer, name] of started) {
-        if (keepsLoopAlive(timer)) counts.set(name, (counts.get(name) ?? 0) + 1);
-        else started.delete(timer);
-      }
+      for (const [timer, name] of started) if (keepsLoopAlive(timer)) counts.set(name, (counts.get(name) ?? 0) + 1);
       return [...counts].map(([name, n]) => `${name} x${n}`);
     },
   };

@@ -31,6 +31,8 @@ class SummaryReporter {
       const byPath = Object.fromEntries(all.map((t) => [t.path, Math.round(t.seconds * 10) / 10]).sort(([a], [b]) => (a < b ? -1 : 1)));
       writeFileSync(durationsFile, `${JSON.stringify(byPath, null, 1)}\n`);
     }
+    // VHTEST_WRITE_SUITE_CPU: each suite's CPU and loading time, as JSON (what the CPU summary is made of).
+    if (process.env.VHTEST_WRITE_SUITE_CPU) writeFileSync(process.env.VHTEST_WRITE_SUITE_CPU, JSON.stringify(suiteCpuNotes()));
     if (timed.length > 1) {
       process.stdout.write(`\nslowest suites:\n${timed.map((t) => `  ${t.seconds.toFixed(1).padStart(6)} s  ${t.path}`).join('\n')}\n`);
       process.stdout.write(this.cpuSummary());
@@ -43,7 +45,6 @@ class SummaryReporter {
   /** The suites that took the most CPU in their jest workers, and the run's total split into loading and running. */
   cpuSummary() {
     const notes = suiteCpuNotes().sort((a, b) => b.cpuMs - a.cpuMs);
-    if (process.env.VHTEST_WRITE_SUITE_CPU) writeFileSync(process.env.VHTEST_WRITE_SUITE_CPU, JSON.stringify(notes));
     if (notes.length < 2) return '';
     const seconds = (msTotal) => (msTotal / 1000).toFixed(1);
     const total = notes.reduce((sum, note) => sum + note.cpuMs, 0);
