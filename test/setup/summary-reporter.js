@@ -49,8 +49,9 @@ class SummaryReporter {
     const seconds = (msTotal) => (msTotal / 1000).toFixed(1);
     const total = notes.reduce((sum, note) => sum + note.cpuMs, 0);
     const loading = notes.reduce((sum, note) => sum + (note.loadMs ?? 0), 0);
+    const children = notes.reduce((sum, note) => sum + (note.childMs ?? 0), 0);
     const lines = notes.slice(0, SLOWEST).map((note) => `  ${seconds(note.cpuMs).padStart(6)} s  ${relative(this.rootDir, note.testPath).split('\\').join('/')}`);
-    return `\nmost CPU (in jest's workers; ${seconds(total)} s in all, ${seconds(loading)} s of it loading modules):\n${lines.join('\n')}\n`;
+    return `\nmost CPU (in jest's workers; ${seconds(total)} s in all, ${seconds(loading)} s of it loading modules; ${seconds(children)} s more in the processes suites spawned):\n${lines.join('\n')}\n`;
   }
 }
 
