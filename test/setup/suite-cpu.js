@@ -17,7 +17,9 @@ const ms = ({ user, system }) => Math.round((user + system) / 1000);
  */
 function childrenCpuMs() {
   try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    // The fields after the process's name, which is in parentheses and may itself hold ') '.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[13]) + Number(fields[14])) * 10;
   } catch {
     return null;
