@@ -16,6 +16,9 @@ import { freePort } from './redis';
 export { until };
 
 /** What a platform's fake must offer the harness: it is started by the suite, stopped (or closed) here. */
+/** VHTEST_CPU_PROF_DIR: each spawned CLI process writes a V8 CPU profile there (`node --cpu-prof`), to see where serve and workers spend. */
+const PROFILE_DIR = process.env.VHTEST_CPU_PROF_DIR;
+
 export type PlatformFake = { stop(): Promise<void> } | { close(): Promise<void> };
 
 /** The parts of a run (GET /api/runs/:id) the suites read. */
@@ -158,7 +161,7 @@ export class HubHarness<F extends PlatformFake> {
     this.started = { fake, engine, env, url: `http://127.0.0.1:${port}` };
     // Every process the harness spawned goes first (and any that outlived its test), the hub with them.
     this.teardown.push(async () => {
-      await Promise.all([...this.children].map(this.kill9));
+      await Promise.all([...this.children].map(PROFILE_DIR ? this.terminate : this.kill9));
       await this.started?.hub?.close();
     });
     const hubWorkers = options.workers === 'in-hub';
@@ -183,7 +186,7 @@ export class HubHarness<F extends PlatformFake> {
   /** `verify-hub <args>` as a process of the built CLI, stderr's last 4,000 characters kept. */
   private spawnCli(args: string[], extra: Record<string, string> = {}, stdout: 'pipe' | 'ignore' = 'ignore') {
     const env = { ...this.env, ...extra };
-    const child = spawn(process.execPath, [cliBin(env), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+    const child = spawn(process.execPath, [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), cliBin(env), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
     this.children.add(child);
     child.once('exit', () => this.children.delete(child));
     let stderr = '';
@@ -199,6 +202,14 @@ export class HubHarness<F extends PlatformFake> {
     await until(async () => worker.stderr(), (text) => text.includes('worker started') || worker.child.exitCode !== null, 90_000);
     if (worker.child.exitCode !== null) throw new Error(`verify-hub worker exited (${worker.child.exitCode}): ${worker.stderr()}`);
     return worker.child;
+  };
+
+  /** SIGTERM, and SIGKILL if still there after 20 s: when profiling, so that each process writes its profile on exit. */
+  private terminate = async (child: ChildProcess): Promise<void> => {
+    const late = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.kill('SIGTERM');
+    await exited(child);
+    clearTimeout(late);
   };
 
   /** `kill -9`: no shutdown, a worker's jobs left mid-way. */
