@@ -15,10 +15,10 @@ import { freePort } from './redis';
 /** Polls a read until its value is what the test waits for (throws with the last value). */
 export { until };
 
-/** What a platform's fake must offer the harness: it is started by the suite, stopped (or closed) here. */
 /** VHTEST_CPU_PROF_DIR: each spawned CLI process writes a V8 CPU profile there (`node --cpu-prof`), to see where serve and workers spend. */
 const PROFILE_DIR = process.env.VHTEST_CPU_PROF_DIR;
 
+/** What a platform's fake must offer the harness: it is started by the suite, stopped (or closed) here. */
 export type PlatformFake = { stop(): Promise<void> } | { close(): Promise<void> };
 
 /** The parts of a run (GET /api/runs/:id) the suites read. */
