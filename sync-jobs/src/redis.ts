@@ -16,5 +16,15 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
   return plan.kind === 'server' ? new IORedis(plan.url, plan.options) : new IORedis(plan.options);
 }
 
+/**
+ * A second connection to what `redis` connects to, with ioredis's auto-pipelining: the commands issued
+ * in one turn of the event loop leave in one socket write. A Cluster's `duplicate()` takes its startup
+ * nodes first and its options second, so the options are passed where each kind reads them.
+ */
+export function autoPipelinedCopy(redis: Redis): Redis {
+  const options = { enableAutoPipelining: true };
+  return redis.isCluster ? ((redis as unknown as Cluster).duplicate([], options) as unknown as Redis) : redis.duplicate(options);
+}
+
 export { queuePrefix } from '@verify-hub/core';
 export type { Redis };
