@@ -43,7 +43,7 @@ import { RecheckWorker } from './recheck-worker';
 import { DEFAULT_RECHECK_DELAYS_MS } from './recheck-schedule';
 import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
-import { autoPipelinedCopy, createRedis, type Redis } from './redis';
+import { hotPathCopy, createRedis, type Redis } from './redis';
 import { RunCommands } from './run-commands';
 import { disconnectUninstalled } from './app-uninstall';
 import { RunPauses } from './run-pauses';
@@ -130,9 +130,10 @@ export class SyncPipeline implements RunService, ConnectionOperations {
   readonly keys: Keys;
   readonly redis: Redis;
   /**
-   * The connection of the per-address commands (limiter turns, cache writes): auto-pipelined, so the
-   * commands many verifications issue in one turn of the event loop leave in one socket write, not one
-   * write each (a 25,000-contact run's workers used about a fifth less system CPU). BullMQ keeps
+   * The connection of the per-address commands (limiter turns, cache writes): auto-pipelined except on
+   * a Cluster (redis.ts), so the commands many verifications issue in one turn of the event loop leave
+   * in one socket write, not one write each (a 25,000-contact run's workers used about a fifth less
+   * system CPU). BullMQ keeps
    * `redis`: its workers block on connections duplicated from it, which must not be pipelined.
    */
   private readonly hotPath: Redis;
@@ -180,7 +181,7 @@ export class SyncPipeline implements RunService, ConnectionOperations {
       reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
       creditWaitMs: options.creditWaitMs ?? 1000,
     };
-    this.hotPath = autoPipelinedCopy(this.redis);
+    this.hotPath = hotPathCopy(this.redis);
     this.cache = new RedisVerificationCache(this.hotPath, this.keys, { freshnessDays: settings.freshnessDays });
     this.limiters = createRedisLimiterFactory(this.hotPath, this.keys, { lane: 'bulk' });
     const interactiveLimiters = createRedisLimiterFactory(this.hotPath, this.keys, { lane: 'interactive' });
