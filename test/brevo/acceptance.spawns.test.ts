@@ -75,7 +75,10 @@ describe('Brevo acceptance (serve, workers, CLI)', () => {
     const writes = [...fake.contacts.values()].map((c) => fake.writesPerContact.get(c.id) ?? 0);
     const unknown = [...fake.contacts.values()].filter((c) => c.email.startsWith('unknown.')).length;
     expect({ lost: writes.filter((n) => n === 0).length, twice: writes.filter((n) => n > 1).length }).toEqual({ lost: 0, twice: 0 });
-    for (const contact of fake.contacts.values()) expect(contact.attributes.EV_RISK).toBe(contact.email.split('.')[0] === 'user' ? 'safe' : contact.email.split('.')[0]);
+    // Checked per contact, asserted once (25,000 expect() calls took about a second).
+    const riskOf = (email: string) => (email.split('.')[0] === 'user' ? 'safe' : email.split('.')[0]);
+    const misjudged = [...fake.contacts.values()].filter((c) => c.attributes.EV_RISK !== riskOf(c.email)).map((c) => ({ email: c.email, risk: c.attributes.EV_RISK }));
+    expect({ misjudged: misjudged.length, first: misjudged.slice(0, 5) }).toEqual({ misjudged: 0, first: [] });
     expect(stack.engine.billed).toBe(run.counters.credits);
     expect(stack.engine.billed).toBe(CONTACTS - unknown);
     expect([...stack.engine.billedPer.values()].every((n) => n === 1)).toBe(true);
