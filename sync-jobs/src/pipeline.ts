@@ -43,7 +43,7 @@ import { RecheckWorker } from './recheck-worker';
 import { DEFAULT_RECHECK_DELAYS_MS } from './recheck-schedule';
 import { RedisVerificationCache } from './redis-cache';
 import { createRedisLimiterFactory } from './redis-limiter';
-import { hotPathCopy, createRedis, type Redis } from './redis';
+import { createRedis, hotPathConnection, type Redis } from './redis';
 import { RunCommands } from './run-commands';
 import { disconnectUninstalled } from './app-uninstall';
 import { RunPauses } from './run-pauses';
@@ -130,11 +130,11 @@ export class SyncPipeline implements RunService, ConnectionOperations {
   readonly keys: Keys;
   readonly redis: Redis;
   /**
-   * The connection of the per-address commands (limiter turns, cache writes): auto-pipelined except on
-   * a Cluster (redis.ts), so the commands many verifications issue in one turn of the event loop leave
-   * in one socket write, not one write each (a 25,000-contact run's workers used about a fifth less
-   * system CPU). BullMQ keeps
-   * `redis`: its workers block on connections duplicated from it, which must not be pipelined.
+   * The connection of the per-address commands (limiter turns, cache writes): a second, auto-pipelined
+   * one except on a Cluster (redis.ts), so the commands many verifications issue in one turn of the event
+   * loop leave in one socket write, not one write each (a 25,000-contact run's workers used about a
+   * fifth less system CPU). BullMQ keeps `redis`: its workers block on connections duplicated from it,
+   * which must not be pipelined.
    */
   private readonly hotPath: Redis;
   readonly store: RunStore;
@@ -181,7 +181,7 @@ export class SyncPipeline implements RunService, ConnectionOperations {
       reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
       creditWaitMs: options.creditWaitMs ?? 1000,
     };
-    this.hotPath = hotPathCopy(this.redis);
+    this.hotPath = hotPathConnection(this.redis);
     this.cache = new RedisVerificationCache(this.hotPath, this.keys, { freshnessDays: settings.freshnessDays });
     this.limiters = createRedisLimiterFactory(this.hotPath, this.keys, { lane: 'bulk' });
     const interactiveLimiters = createRedisLimiterFactory(this.hotPath, this.keys, { lane: 'interactive' });
@@ -189,7 +189,7 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     this.connections = options.connections ?? (options.secretKey ? new RedisConnectionStore(this.redis, this.keys, new SecretBox(options.secretKey)) : undefined);
     this.log = options.logger ?? createLogger({ name: 'sync-jobs' });
     // ioredis reconnects by itself; its errors are logged, not thrown at the process.
-    for (const client of [this.redis, this.hotPath]) client.on('error', (error: Error) => this.log.debug({ err: error.message }, 'redis connection error'));
+    for (const client of this.ownConnections()) client.on('error', (error: Error) => this.log.debug({ err: error.message }, 'redis connection error'));
     const queueOpts = { connection: this.redis, prefix: this.keys.queuePrefix };
     this.queues = { runs: new Queue(QUEUE.runs, queueOpts), chunks: new Queue(QUEUE.chunks, queueOpts), events: new Queue(QUEUE.events, queueOpts) };
     for (const q of Object.values(this.queues)) this.untrack.push(trackQueueDepth(q));
@@ -386,15 +386,19 @@ export class SyncPipeline implements RunService, ConnectionOperations {
     for (const u of this.untrack) u();
     await Promise.all(Object.values(this.queues).map((q) => q.close()));
     if (this.subscriber) await closeRedis(this.subscriber);
-    await Promise.all([closeRedis(this.hotPath), closeRedis(this.redis)]);
+    await Promise.all(this.ownConnections().map(closeRedis));
   }
 
   /** Drops the Redis connections at once (when Redis does not answer, a graceful close would wait). */
   disconnect(): void {
     for (const u of this.untrack) u();
     this.subscriber?.disconnect();
-    this.hotPath.disconnect();
-    this.redis.disconnect();
+    for (const client of this.ownConnections()) client.disconnect();
+  }
+
+  /** `redis` and the per-address connection, once each (on a Cluster they are one). */
+  private ownConnections(): Redis[] {
+    return [...new Set([this.redis, this.hotPath])];
   }
 
   /** Deletes every key under this pipeline's prefix (tests and `runs purge`). */

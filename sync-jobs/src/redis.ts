@@ -17,14 +17,15 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
 }
 
 /**
- * A second connection to what `redis` connects to, for the per-address commands. On one server (or a
- * Sentinel-watched master) it auto-pipelines: the commands issued in one turn of the event loop leave
- * in one socket write. On a Cluster it does not: ioredis handles a MOVED or a closed connection once
- * per auto-pipeline, not per command, so a failover mid-batch rejected commands a plain cluster client
- * retries (redis/ioredis#2075); a failover mid-run then failed 5,700 of 6,000 contacts.
+ * The connection for the per-address commands. On one server (or a Sentinel-watched master) a second
+ * connection that auto-pipelines: the commands issued in one turn of the event loop leave in one socket
+ * write. On a Cluster, `redis` itself: ioredis handles a MOVED or a closed connection once per
+ * auto-pipeline, not per command, so a failover mid-batch rejected commands a plain cluster client
+ * retries (redis/ioredis#2075; a failover mid-run then failed 5,700 of 6,000 contacts), and an
+ * unpipelined copy would only add a socket to every node.
  */
-export function hotPathCopy(redis: Redis): Redis {
-  return redis.isCluster ? redis.duplicate() : redis.duplicate({ enableAutoPipelining: true });
+export function hotPathConnection(redis: Redis): Redis {
+  return redis.isCluster ? redis : redis.duplicate({ enableAutoPipelining: true });
 }
 
 export { queuePrefix } from '@verify-hub/core';
