@@ -44,6 +44,21 @@ const CONSENT_FIELDS = new Set(['HasOptedOutOfEmail', 'PersonHasOptedOutOfEmail'
 export const QUERY_BATCH = 2_000;
 export const COLLECTION_MAX = 200;
 
+let keys: { privateKey: string; publicKey: KeyObject } | undefined;
+
+/**
+ * The connected app's certificate key pair, made once per process: a 2,048-bit RSA key took 0.1-0.4 s of
+ * CPU, and each fake made its own (five suites make several). One key for every fake changes nothing a
+ * test checks: a token signed with any other key is refused all the same.
+ */
+function connectedAppKeys(): { privateKey: string; publicKey: KeyObject } {
+  if (!keys) {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    keys = { privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey: createPublicKey(pair.publicKey.export({ type: 'spki', format: 'pem' })) };
+  }
+  return keys;
+}
+
 /** Salesforce's DateTime as its REST API answers it. */
 export const sfTime = (ms: number) => new Date(ms).toISOString().replace('Z', '+0000');
 
@@ -95,9 +110,9 @@ export class FakeSalesforce {
   private clock = Date.now() - 3_600_000;
 
   constructor() {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    this.jwtPrivateKey = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    this.jwtPublicKey = createPublicKey(publicKey.export({ type: 'spki', format: 'pem' }));
+    const { privateKey, publicKey } = connectedAppKeys();
+    this.jwtPrivateKey = privateKey;
+    this.jwtPublicKey = publicKey;
     this.bulk = new FakeBulk(this);
   }
 
