@@ -15,7 +15,11 @@ import { cli } from './run-cli';
 const oldKey = randomBytes(32).toString('base64');
 const newKey = randomBytes(32).toString('base64');
 const prefix = `test-rotate-${randomUUID().slice(0, 8)}`;
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+// Made in a hook, not while jest collects the tests: the quick loop collects a bundle's suites before it runs any.
+let redis: ReturnType<typeof createRedis>;
+beforeAll(() => {
+  redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+});
 const keys = new Keys(prefix, { cluster: false });
 const hubPrefix = `${prefix}:hub:`;
 const saved: Record<string, string | undefined> = {};

@@ -4,7 +4,11 @@ import { createRedis } from '@verify-hub/sync-jobs';
 
 /** Real Redis; each script's text is new (a comment with a fresh id), so no other suite has loaded it. */
 describe('runScript: a Lua script by its SHA1, its text sent only where Redis lacks it', () => {
-  const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // Made in a hook, not while jest collects the tests: the quick loop collects a bundle's suites before it runs any.
+  let redis: ReturnType<typeof createRedis>;
+  beforeAll(() => {
+    redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
   const key = `vhtest:redis-script:${randomUUID()}`;
   afterAll(async () => {
     await redis.del(key);

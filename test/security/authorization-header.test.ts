@@ -9,7 +9,11 @@ import { deleteKeys, newPrefix, Redis, startHub, type TestHub } from './hub';
 const ADMIN_TOKEN = 'header-admin-token-0123456789abcdef';
 
 describe('an Authorization header wins over the session cookie, whatever its scheme', () => {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // Made in a hook, not while jest collects the tests: the quick loop collects a bundle's suites before it runs any.
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
   const prefix = newPrefix();
   let h: TestHub;
   let cookie: string;

@@ -11,7 +11,11 @@ const ADMIN_TOKEN = 'security-admin-token-0123456789abcdef';
 const GUESS = 'guess-';
 
 describe('one credential throttle for every check of the hub, shared through Redis', () => {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // Made in a hook, not while jest collects the tests: the quick loop collects a bundle's suites before it runs any.
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
   const hubs: TestHub[] = [];
   const prefixes: string[] = [];
   const hubOn = async (prefix: string, overrides: Parameters<typeof startHub>[3] = {}) => {

@@ -10,7 +10,11 @@ import { deleteKeys, newPrefix, Redis, register, startHub, type TestHub } from '
 const ADMIN_TOKEN = 'registration-admin-token-0123456789';
 
 describe('MCP dynamic client registration (OAuth 2.1, the MCP authorization spec)', () => {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // Made in a hook, not while jest collects the tests: the quick loop collects a bundle's suites before it runs any.
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
   const prefixes: string[] = [];
   const hubs: TestHub[] = [];
   const hubOn = async (prefix = newPrefix(), overrides: Parameters<typeof startHub>[3] = {}) => {

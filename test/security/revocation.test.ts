@@ -42,7 +42,11 @@ interface Held {
 }
 
 describe('revoking dashboard sessions and MCP tokens', () => {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // Made in a hook, not while jest collects the tests: the quick loop collects a bundle's suites before it runs any.
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
   const prefixes: string[] = [];
   const running: TestHub[] = [];
   const keyAdmin = recordingKeyAdmin();
