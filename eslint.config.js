@@ -4,7 +4,7 @@ const { importRules } = require('./eslint.import-rules');
 
 module.exports = tseslint.config(
   // test/lint-fixtures: deliberately wrong imports, linted by test/lint/import-rules.test.ts under the paths they stand for.
-  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'test-output/**', 'test/lint-fixtures/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'test-output/**', 'test/lint-fixtures/**', '.jest-quick/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

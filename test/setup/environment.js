@@ -13,28 +13,14 @@
 const { TestEnvironment } = require('jest-environment-node');
 const { readFileSync } = require('node:fs');
 const { relative } = require('node:path');
-const { setTimeout: sleep } = require('node:timers/promises');
 const { laneOf, LANE_SLOTS, knownOpenHandles } = require('./suite-groups');
 const { acquireSlot, noteLockWait } = require('./machine-lock');
 const { watchWorkerEnd, WORKER_END_WAIT_MS } = require('./worker-leftovers');
 const { suiteCpuMeter } = require('./suite-cpu');
 const { httpClientAsFound } = require('./http-client-patches');
-const { resourceCounts, extraResources } = require('./active-resources');
+const { resourceCounts, extraResources, settled } = require('./active-resources');
 const { trackSuiteTimers } = require('./suite-timers');
-
-/** How long a suite's handles may take to close after its last hook (a killed child's exit, a socket's FIN, slower on a loaded machine); a leak stays open for good. */
-const HANDLE_GRACE_MS = Number(process.env.VHTEST_HANDLE_GRACE_MS ?? 15000);
-
-/** What `open()` lists once the grace period let closing handles go (empty at once when nothing is). */
-async function settled(open) {
-  const until = Date.now() + HANDLE_GRACE_MS;
-  let extra = open();
-  while (extra.length > 0 && Date.now() < until) {
-    await sleep(50, undefined, { ref: false });
-    extra = open();
-  }
-  return extra;
-}
+const { BUNDLE_DIR } = require('./quick-bundles');
 
 /** What is open beyond `before` once the grace period let closing handles go. */
 const settledExtra = (before) => settled(() => extraResources(before));
@@ -115,7 +101,8 @@ class VerifyHubEnvironment extends TestEnvironment {
     this.resourcesBefore = resourceCounts();
     this.childrenBefore = new Set(childProcesses());
     this.trace = traceHandles();
-    this.cpu = suiteCpuMeter(this.testPath);
+    // A quick-loop bundle's suites note their CPU themselves (bundled-suite.js).
+    this.cpu = relative(this.rootDir, this.testPath).startsWith(BUNDLE_DIR) ? undefined : suiteCpuMeter(this.testPath);
     this.httpClient = httpClientAsFound();
     this.timers = trackSuiteTimers(this.global);
   }

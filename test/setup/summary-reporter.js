@@ -8,6 +8,7 @@ const { writeFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { lockWaits } = require('./machine-lock');
 const { suiteCpuNotes } = require('./suite-cpu');
+const { BUNDLE_DIR } = require('./quick-bundles');
 
 const SLOWEST = 10;
 
@@ -20,9 +21,13 @@ class SummaryReporter {
     const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = results;
     // A suite's time from its start to its end, less what it waited for the machine lock.
     const waits = lockWaits();
+    const path = (file) => relative(this.rootDir, file).split('\\').join('/');
+    // A quick-loop bundle's suites are timed one by one (bundled-suite.js), not as their bundle.
+    const bundled = suiteCpuNotes().filter((note) => note.bundled).map((note) => ({ path: path(note.testPath), seconds: note.wallMs / 1000 }));
     const all = results.testResults
-      .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start)
-      .map((r) => ({ path: relative(this.rootDir, r.testFilePath).split('\\').join('/'), seconds: (r.perfStats.end - r.perfStats.start - (waits.get(r.testFilePath) ?? 0)) / 1000 }))
+      .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start && !path(r.testFilePath).startsWith(BUNDLE_DIR))
+      .map((r) => ({ path: path(r.testFilePath), seconds: (r.perfStats.end - r.perfStats.start - (waits.get(r.testFilePath) ?? 0)) / 1000 }))
+      .concat(bundled)
       .sort((a, b) => b.seconds - a.seconds);
     const timed = all.slice(0, SLOWEST);
     // `npm run test:durations`: the fresh clone's stand-in for jest's cached durations (sequencer.js).
