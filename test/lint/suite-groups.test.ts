@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-const { groupOf, laneOf } = require('../setup/suite-groups') as { groupOf: (path: string) => string; laneOf: (path: string) => string | undefined };
+const { groupOf, laneOf, suitePaths } = require('../setup/suite-groups') as { groupOf: (path: string) => string; laneOf: (path: string) => string | undefined; suitePaths: (rootDir: string) => string[] };
+const { inProcessSuites } = require('../setup/quick-bundles') as { inProcessSuites: (rootDir: string) => string[] };
 const Sequencer = require('../setup/sequencer') as new (options: { globalConfig: { maxWorkers: number } }) => { sort(tests: SortedTest[]): Promise<SortedTest[]> };
 interface SortedTest { path: string; duration?: number; context: { config: { rootDir: string; cache: boolean; cacheDirectory: string; id: string }; hasteFS: { getSize(): number } } }
 
@@ -16,17 +17,9 @@ const STARTS_A_PROCESS = [
   /\bserveProcess\b/,
 ];
 
-function suites(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'lint-fixtures' ? [] : suites(path);
-    return entry.name.endsWith('.test.ts') ? [relative(ROOT, path)] : [];
-  });
-}
-
 describe('suite groups (test/setup/suite-groups.js)', () => {
   it('no in-process suite (quick loop or scale) starts a process of its own: each such suite is in the spawns or machine group', () => {
-    const all = suites(join(ROOT, 'test'));
+    const all = suitePaths(ROOT);
     expect(all.length).toBeGreaterThan(100);
     const self = relative(ROOT, __filename); // its patterns name what they look for
     const misplaced = all.filter((path) => path !== self && ['in-process', 'scale'].includes(groupOf(path)) && STARTS_A_PROCESS.some((pattern) => pattern.test(readFileSync(join(ROOT, path), 'utf8'))));
@@ -40,11 +33,12 @@ describe('suite groups (test/setup/suite-groups.js)', () => {
   });
 
   it('the scale suites are listed by path, and left out of the quick loop only', () => {
-    const { scale, notQuickPatterns } = require('../setup/suite-groups') as { scale: string[]; notQuickPatterns: string[] };
-    const all = new Set(suites(join(ROOT, 'test')));
+    const { scale } = require('../setup/suite-groups') as { scale: string[] };
+    const all = new Set(suitePaths(ROOT));
     expect(scale.filter((path) => !all.has(path))).toEqual([]); // a renamed suite would drop out of the group silently
     expect(scale.map(groupOf)).toEqual(scale.map(() => 'scale'));
-    const quick = (path: string) => !notQuickPatterns.some((pattern) => new RegExp(pattern.replace('<rootDir>/', '^')).test(path));
+    const inQuickLoop = new Set(inProcessSuites(ROOT));
+    const quick = (path: string) => inQuickLoop.has(path);
     expect(scale.filter(quick)).toEqual([]);
     expect(quick('test/sync-jobs/run-transitions.test.ts')).toBe(true);
     expect(scale.map(laneOf)).toEqual(scale.map(() => undefined));
@@ -60,7 +54,7 @@ describe('suite groups (test/setup/suite-groups.js)', () => {
 
   it('every suite is ordered once, and each lane starts at once with its next suite placed as a slot frees', async () => {
     const context = { config: { rootDir: ROOT, cache: false, cacheDirectory: join(ROOT, 'no-such-cache'), id: 'sequencer-test' }, hasteFS: { getSize: () => 1 } };
-    const all = suites(join(ROOT, 'test')).map((path) => ({ path: join(ROOT, path), context }));
+    const all = suitePaths(ROOT).map((path) => ({ path: join(ROOT, path), context }));
     const ordered = await new Sequencer({ globalConfig: { maxWorkers: 4 } }).sort([...all]);
     expect(new Set(ordered).size).toBe(all.length);
     const lanes = ordered.map((test) => laneOf(relative(ROOT, test.path)));

@@ -20,7 +20,7 @@ const { suiteCpuMeter } = require('./suite-cpu');
 const { httpClientAsFound } = require('./http-client-patches');
 const { resourceCounts, extraResources, settled } = require('./active-resources');
 const { trackSuiteTimers } = require('./suite-timers');
-const { BUNDLE_DIR } = require('./quick-bundles');
+const { isBundle } = require('./quick-bundles');
 
 /** What is open beyond `before` once the grace period let closing handles go. */
 const settledExtra = (before) => settled(() => extraResources(before));
@@ -102,7 +102,7 @@ class VerifyHubEnvironment extends TestEnvironment {
     this.childrenBefore = new Set(childProcesses());
     this.trace = traceHandles();
     // A quick-loop bundle's suites note their CPU themselves (bundled-suite.js).
-    this.cpu = relative(this.rootDir, this.testPath).startsWith(BUNDLE_DIR) ? undefined : suiteCpuMeter(this.testPath);
+    this.cpu = isBundle(relative(this.rootDir, this.testPath)) ? undefined : suiteCpuMeter(this.testPath);
     this.httpClient = httpClientAsFound();
     this.timers = trackSuiteTimers(this.global);
   }

@@ -15,7 +15,7 @@
  */
 const { mkdirSync, readdirSync, readFileSync, writeFileSync, rmSync } = require('node:fs');
 const { join, relative } = require('node:path');
-const { groupOf } = require('./suite-groups');
+const { groupOf, suitePaths } = require('./suite-groups');
 
 /** Where the bundles are written (gitignored; made anew from the suites on every quick run). */
 const BUNDLE_DIR = '.jest-quick';
@@ -33,13 +33,13 @@ const UNKNOWN_SECONDS = 3;
  */
 const runsAlone = (source) => /from 'nock'|require\('nock'\)/.test(source);
 
-/** The in-process suites under `test/`, as sorted paths relative to `rootDir`. */
+/** The in-process suites under `test/`, as sorted paths relative to `rootDir`: the quick loop's. */
 function inProcessSuites(rootDir) {
-  return readdirSync(join(rootDir, 'test'), { recursive: true })
-    .map((file) => `test/${String(file).split('\\').join('/')}`)
-    .filter((path) => path.endsWith('.test.ts') && !path.startsWith('test/lint-fixtures/') && groupOf(path) === 'in-process')
-    .sort();
+  return suitePaths(rootDir).filter((path) => groupOf(path) === 'in-process');
 }
+
+/** Whether a test file (its path relative to the root) is a bundle, whose suites are timed one by one. */
+const isBundle = (relativePath) => relativePath.split('\\').join('/').startsWith(`${BUNDLE_DIR}/`);
 
 /**
  * The suites cut into `count` bundles of about equal recorded duration, each a run of neighbours in path
@@ -108,4 +108,4 @@ function readOrNothing(file) {
   }
 }
 
-module.exports = { BUNDLE_DIR, bundle, inProcessSuites, writeBundles };
+module.exports = { BUNDLE_DIR, bundle, inProcessSuites, isBundle, writeBundles };

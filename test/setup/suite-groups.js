@@ -1,3 +1,6 @@
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
 /**
  * Which suites run how (paths from the repository root). Every other suite is `in-process`: it runs
  * beside the others in any jest worker and is part of `npm run test:quick`.
@@ -98,10 +101,12 @@ function laneOf(relativePath) {
   return undefined;
 }
 
-/** jest path patterns (regular expressions) of the suites outside the quick loop. */
-const notQuickPatterns = [
-  ...[...machine, ...spawns, ...scale].map((p) => `<rootDir>/${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
-  namedGroup.source,
-];
+/** Every suite under `rootDir`'s test/ (not the lint fixtures), as sorted paths relative to `rootDir`. */
+function suitePaths(rootDir) {
+  return readdirSync(join(rootDir, 'test'), { recursive: true })
+    .map((file) => `test/${String(file).split('\\').join('/')}`)
+    .filter((path) => path.endsWith('.test.ts') && !path.startsWith('test/lint-fixtures/'))
+    .sort();
+}
 
-module.exports = { groupOf, laneOf, LANE_SLOTS, machine, spawns, scale, notQuickPatterns, knownOpenHandles };
+module.exports = { groupOf, laneOf, LANE_SLOTS, machine, spawns, scale, suitePaths, knownOpenHandles };

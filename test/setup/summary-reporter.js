@@ -8,7 +8,7 @@ const { writeFileSync } = require('node:fs');
 const { relative } = require('node:path');
 const { lockWaits } = require('./machine-lock');
 const { suiteCpuNotes } = require('./suite-cpu');
-const { BUNDLE_DIR } = require('./quick-bundles');
+const { isBundle } = require('./quick-bundles');
 
 const SLOWEST = 10;
 
@@ -25,7 +25,7 @@ class SummaryReporter {
     // A quick-loop bundle's suites are timed one by one (bundled-suite.js), not as their bundle.
     const bundled = suiteCpuNotes().filter((note) => note.bundled).map((note) => ({ path: path(note.testPath), seconds: note.wallMs / 1000 }));
     const all = results.testResults
-      .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start && !path(r.testFilePath).startsWith(BUNDLE_DIR))
+      .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start && !isBundle(path(r.testFilePath)))
       .map((r) => ({ path: path(r.testFilePath), seconds: (r.perfStats.end - r.perfStats.start - (waits.get(r.testFilePath) ?? 0)) / 1000 }))
       .concat(bundled)
       .sort((a, b) => b.seconds - a.seconds);
